@@ -1,0 +1,169 @@
+import {
+  AUTH_CHAIN_HEADER_PREFIX,
+  AUTH_METADATA_HEADER,
+  AUTH_TIMESTAMP_HEADER,
+  type AuthChain,
+  type AuthLink,
+  Authenticator,
+} from '@dcl/crypto'
+import ethConnect from 'eth-connect'
+import type { IncomingHttpHeaders } from 'node:http'
+import type { Sql } from '../db/database.js'
+import { UnauthorizedError } from '../errors.js'
+
+export { AUTH_CHAIN_HEADER_PREFIX, AUTH_METADATA_HEADER, AUTH_TIMESTAMP_HEADER }
+
+/** Scenes run third-party code inside the client; their signatures must not act for the user. */
+const KERNEL_SCENE_SIGNER = 'decentraland-kernel-scene'
+const MUTATING_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
+const MAX_CHAIN_LINKS = 10
+
+export interface SignedRequest {
+  method: string
+  /** The path as the client sent it, prefix included, without the query string. */
+  path: string
+  headers: IncomingHttpHeaders
+}
+
+export interface VerifiedSigner {
+  /** The owner of the chain, lower-case. */
+  address: string
+  metadata: Record<string, unknown>
+  /** The signature of the last link: what replay protection remembers. */
+  signature: string
+  timestamp: number
+}
+
+export interface SignedFetchOptions {
+  maxAgeS: number
+  /** Verifies contract-wallet (EIP-1654) chains; without it they are refused. */
+  rpcUrl?: string | undefined
+  now?: () => number
+}
+
+const refuse = (reason: string, message: string) => new UnauthorizedError(message, { data: { reason } })
+
+function header(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headers[name]
+  return Array.isArray(value) ? value[0] : value
+}
+
+function parseChain(headers: IncomingHttpHeaders): AuthChain {
+  const chain: AuthLink[] = []
+  for (let i = 0; ; i++) {
+    const raw = header(headers, `${AUTH_CHAIN_HEADER_PREFIX}${i}`)
+    if (raw === undefined) break
+    if (i >= MAX_CHAIN_LINKS) throw refuse('malformed', `The auth chain has more than ${MAX_CHAIN_LINKS} links`)
+    let link: unknown
+    try {
+      link = JSON.parse(raw)
+    } catch {
+      throw refuse('malformed', `Header ${AUTH_CHAIN_HEADER_PREFIX}${i} is not valid JSON`)
+    }
+    if (
+      typeof link !== 'object' ||
+      link === null ||
+      typeof (link as AuthLink).type !== 'string' ||
+      typeof (link as AuthLink).payload !== 'string' ||
+      typeof (link as AuthLink).signature !== 'string'
+    ) {
+      throw refuse(
+        'malformed',
+        `Header ${AUTH_CHAIN_HEADER_PREFIX}${i} must be a JSON object with string type, payload and signature`,
+      )
+    }
+    chain.push(link as AuthLink)
+  }
+  if (chain.length === 0) {
+    throw refuse('missing', `Missing signed-fetch headers: ${AUTH_CHAIN_HEADER_PREFIX}0 is required`)
+  }
+  return chain
+}
+
+function parseTimestamp(headers: IncomingHttpHeaders, options: SignedFetchOptions): number {
+  const raw = header(headers, AUTH_TIMESTAMP_HEADER)
+  if (raw === undefined) throw refuse('missing', `Missing ${AUTH_TIMESTAMP_HEADER} header`)
+  if (!/^\d{1,16}$/.test(raw)) {
+    throw refuse('malformed', `Header ${AUTH_TIMESTAMP_HEADER} must be milliseconds since epoch, got "${raw}"`)
+  }
+  const timestamp = Number(raw)
+  const skew = (options.now ?? Date.now)() - timestamp
+  if (Math.abs(skew) > options.maxAgeS * 1000) {
+    throw refuse(
+      'expired',
+      `Signature expired: ${AUTH_TIMESTAMP_HEADER} is ${Math.round(Math.abs(skew) / 1000)}s ${skew > 0 ? 'in the past' : 'in the future'}, the limit is ${options.maxAgeS}s`,
+    )
+  }
+  return timestamp
+}
+
+function parseMetadata(headers: IncomingHttpHeaders): { raw: string; value: Record<string, unknown> } {
+  const raw = header(headers, AUTH_METADATA_HEADER) ?? '{}'
+  let value: unknown
+  try {
+    value = JSON.parse(raw)
+  } catch {
+    throw refuse('malformed', `Header ${AUTH_METADATA_HEADER} is not valid JSON`)
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw refuse('malformed', `Header ${AUTH_METADATA_HEADER} must be a JSON object`)
+  }
+  const metadata = value as Record<string, unknown>
+  if (metadata.signer === KERNEL_SCENE_SIGNER) {
+    throw refuse('forbidden_signer', 'Requests signed by a scene (decentraland-kernel-scene) are not accepted')
+  }
+  return { raw, value: metadata }
+}
+
+export const signedFetchPayload = (method: string, path: string, timestamp: number | string, metadata: string) =>
+  [method, path, timestamp, metadata].join(':').toLowerCase()
+
+/** Checks the auth chain of one request (everything but replay, which needs the database). */
+export async function verifySignedFetch(
+  request: SignedRequest,
+  options: SignedFetchOptions,
+): Promise<VerifiedSigner> {
+  const chain = parseChain(request.headers)
+  const timestamp = parseTimestamp(request.headers, options)
+  const metadata = parseMetadata(request.headers)
+  const expected = signedFetchPayload(request.method, request.path, timestamp, metadata.raw)
+  const last = chain[chain.length - 1]!
+  if (last.payload !== expected) {
+    throw refuse(
+      'payload_mismatch',
+      `The signed payload does not match this request: expected "${expected}", signed "${last.payload}"`,
+    )
+  }
+  const usesContractWallet = chain.some((link) => link.type.includes('EIP_1654'))
+  if (usesContractWallet && !options.rpcUrl) {
+    throw refuse('invalid_signature', 'Contract-wallet (EIP-1654) signatures cannot be verified: no RPC is configured')
+  }
+  const provider = usesContractWallet && options.rpcUrl ? new ethConnect.HTTPProvider(options.rpcUrl) : null
+  const result = await Authenticator.validateSignature(expected, chain, provider, (options.now ?? Date.now)())
+  if (!result.ok) {
+    throw refuse('invalid_signature', `Invalid signature: ${result.message ?? 'the auth chain does not verify'}`)
+  }
+  const address = Authenticator.ownerAddress(chain).toLowerCase()
+  if (!/^0x[0-9a-f]{40}$/.test(address)) throw refuse('malformed', 'The auth chain does not start with a signer address')
+  return { address, metadata: metadata.value, signature: last.signature ?? "", timestamp }
+}
+
+export const isMutating = (method: string) => MUTATING_METHODS.has(method.toUpperCase())
+
+/**
+ * Remembers the signature of an accepted mutating request until it could no longer pass the age check,
+ * in the service's database so that every replica refuses a replay.
+ */
+export async function rememberSignature(sql: Sql, signer: VerifiedSigner, maxAgeS: number): Promise<void> {
+  const expiresAt = new Date(signer.timestamp + maxAgeS * 1000)
+  const inserted = await sql`
+    insert into signed_fetch_replays (signature, expires_at) values (${signer.signature}, ${expiresAt})
+    on conflict (signature) do nothing
+    returning 1`
+  if (inserted.length === 0) throw refuse('replayed', 'This signed request was already used (replay refused)')
+}
+
+export async function pruneSignatures(sql: Sql): Promise<number> {
+  const result = await sql`delete from signed_fetch_replays where expires_at < now()`
+  return result.count
+}

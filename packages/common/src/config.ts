@@ -1,0 +1,62 @@
+import { existsSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
+import { type Static, type TObject, Type } from '@sinclair/typebox'
+import { Value } from '@sinclair/typebox/value'
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`)
+    this.name = 'ConfigError'
+  }
+}
+
+/** The repository root (where pnpm-workspace.yaml is), or the working directory outside a checkout. */
+export function findRepositoryRoot(from = process.cwd()): string {
+  let dir = resolve(from)
+  for (;;) {
+    if (existsSync(join(dir, 'pnpm-workspace.yaml'))) return dir
+    const parent = dirname(dir)
+    if (parent === dir) return resolve(from)
+    dir = parent
+  }
+}
+
+const LogLevel = Type.Union(
+  ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
+)
+
+/** The variables every service honours (DESIGN §2, §3). */
+export function baseConfigSchema(service: { service: string; port: number }) {
+  return Type.Object({
+    PORT: Type.Integer({ minimum: 0, maximum: 65535, default: service.port }),
+    HOST: Type.String({ default: '0.0.0.0' }),
+    DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+    DATA_DIR: Type.String({ default: join(findRepositoryRoot(), '.data', service.service) }),
+    LOG_LEVEL: Type.Union(LogLevel.anyOf, { default: 'info' }),
+    CORS_ORIGINS: Type.String({ default: '*' }),
+    AUTH_MAX_AGE_S: Type.Integer({ minimum: 1, default: 300 }),
+    AUTH_RPC_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+    BODY_LIMIT: Type.Integer({ minimum: 1024, default: 1_048_576 }),
+    RATE_LIMIT_MAX: Type.Integer({ minimum: 0, default: 0 }),
+    SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 10_000 }),
+  })
+}
+export type BaseConfig = Static<ReturnType<typeof baseConfigSchema>>
+
+/**
+ * Reads the variables the schema names from `env`, converts and defaults them, and throws one
+ * ConfigError listing every problem, so an operator fixes them all in one go.
+ */
+export function loadConfig<T extends TObject>(schema: T, env: NodeJS.ProcessEnv = process.env): Static<T> {
+  const raw: Record<string, unknown> = {}
+  for (const key of Object.keys(schema.properties)) {
+    const value = env[key]
+    if (value !== undefined && value !== '') raw[key] = value
+  }
+  const value = Value.Default(schema, Value.Convert(schema, raw))
+  if (Value.Check(schema, value)) return value
+  const problems = [...Value.Errors(schema, value)].map(
+    (e) => `${e.path.slice(1) || '(root)'}: ${e.message}${e.value === undefined ? '' : ` (got ${JSON.stringify(e.value)})`}`,
+  )
+  throw new ConfigError(problems)
+}

@@ -1,0 +1,49 @@
+import { Type } from '@sinclair/typebox'
+import { BadRequestError } from './errors.js'
+
+export const GRID_MIN = -150
+export const GRID_MAX = 150
+
+export interface Coordinate {
+  x: number
+  y: number
+}
+
+const COORDINATE = /^(-?\d+),(-?\d+)$/
+
+export const CoordinateString = Type.String({
+  pattern: '^-?\\d{1,3},-?\\d{1,3}$',
+  description: `x,y with integers from ${GRID_MIN} to ${GRID_MAX}`,
+  examples: ['0,0', '-45,102'],
+})
+
+export const isInGrid = (n: number) => Number.isInteger(n) && n >= GRID_MIN && n <= GRID_MAX
+
+/** Parses `x,y`; `name` is the parameter the value came from, quoted back in the error. */
+export function parseCoordinate(value: string, name = 'coordinate'): Coordinate {
+  const match = COORDINATE.exec(value.trim())
+  if (!match) {
+    throw new BadRequestError(`Invalid ${name} "${value}": expected x,y with integers from ${GRID_MIN} to ${GRID_MAX}`, {
+      data: { parameter: name, value },
+    })
+  }
+  const x = Number(match[1])
+  const y = Number(match[2])
+  if (!isInGrid(x) || !isInGrid(y)) {
+    throw new BadRequestError(
+      `Invalid ${name} "${value}": x and y must be integers from ${GRID_MIN} to ${GRID_MAX}`,
+      { data: { parameter: name, value } },
+    )
+  }
+  return { x, y }
+}
+
+/** Parses `x,y;x,y;...` (empty entries are ignored, so a trailing `;` is harmless). */
+export function parseCoordinateList(value: string, name = 'coordinates'): Coordinate[] {
+  return value
+    .split(';')
+    .filter((part) => part.trim() !== '')
+    .map((part) => parseCoordinate(part, name))
+}
+
+export const coordinateId = ({ x, y }: Coordinate) => `${x},${y}`

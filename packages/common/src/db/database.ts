@@ -1,0 +1,61 @@
+import postgres from 'postgres'
+import { startEmbeddedPostgres } from './embedded.js'
+
+export type Sql = ReturnType<typeof postgres>
+
+export interface Logger {
+  info(msg: string): void
+  info(obj: object, msg: string): void
+  warn(msg: string): void
+}
+
+export interface Database {
+  sql: Sql
+  url: string
+  /** True on the embedded PGlite default: NOTIFY does not reach a LISTEN there (DESIGN §2). */
+  embedded: boolean
+  close(): Promise<void>
+}
+
+export interface OpenDatabaseOptions {
+  databaseUrl?: string | undefined
+  /** Where the embedded PostgreSQL keeps its data when no databaseUrl is given. */
+  dataDir: string
+  service: string
+  logger?: Logger
+  /** Pool size; the embedded default serialises queries anyway. */
+  max?: number
+}
+
+/** A porsager `postgres` client with the options every service uses. */
+export function createSql(url: string, options: { max?: number } = {}): Sql {
+  return postgres(url, {
+    max: options.max ?? 10,
+    idle_timeout: 30,
+    connect_timeout: 10,
+    onnotice: () => {},
+    connection: { application_name: 'genesis' },
+  })
+}
+
+/** Connects to DATABASE_URL, or starts the embedded PostgreSQL under dataDir when there is none. */
+export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
+  if (options.databaseUrl) {
+    const sql = createSql(options.databaseUrl, { max: options.max })
+    return { sql, url: options.databaseUrl, embedded: false, close: () => sql.end({ timeout: 5 }) }
+  }
+  const embedded = await startEmbeddedPostgres(options.dataDir)
+  options.logger?.info(
+    `DATABASE_URL is not set: using the embedded PostgreSQL (PGlite) with its data in ${options.dataDir}`,
+  )
+  const sql = createSql(embedded.url, { max: options.max ?? 4 })
+  return {
+    sql,
+    url: embedded.url,
+    embedded: true,
+    close: async () => {
+      await sql.end({ timeout: 5 })
+      await embedded.stop()
+    },
+  }
+}

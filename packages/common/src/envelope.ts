@@ -1,0 +1,54 @@
+import { type Static, type TSchema, Type } from '@sinclair/typebox'
+
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
+
+export const Address = Type.String({
+  pattern: '^0x[0-9a-fA-F]{40}$',
+  description: 'An Ethereum address (checksummed or lower-case); answers are lower-case',
+  examples: ['0x004398361d0fad60d7fcf5533d94398ee9fc8ddc'],
+})
+export const Uuid = Type.String({ format: 'uuid' })
+
+export const Envelope = <T extends TSchema>(data: T) =>
+  Type.Object({ ok: Type.Literal(true), data })
+
+export const Pagination = Type.Object({
+  page: Type.Integer({ minimum: 1 }),
+  limit: Type.Integer({ minimum: 1 }),
+  total: Type.Integer({ minimum: 0 }),
+  pages: Type.Integer({ minimum: 0 }),
+})
+export type Pagination = Static<typeof Pagination>
+
+export const PagedEnvelope = <T extends TSchema>(item: T) =>
+  Type.Object({ ok: Type.Literal(true), data: Type.Array(item), pagination: Pagination })
+
+export const ErrorEnvelope = Type.Object(
+  {
+    ok: Type.Literal(false),
+    error: Type.String(),
+    code: Type.String(),
+    data: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  },
+  { $id: 'ErrorEnvelope' },
+)
+export type ErrorEnvelope = Static<typeof ErrorEnvelope>
+
+export const MAX_PAGE_SIZE = 100
+
+/** `page` from 1 (default 1) and `limit` 1..100 (default 20), for list routes. */
+export const PageQuery = Type.Object({
+  page: Type.Integer({ minimum: 1, default: 1 }),
+  limit: Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: 20 }),
+})
+export type PageQuery = Static<typeof PageQuery>
+
+export const ok = <T>(data: T) => ({ ok: true as const, data })
+
+export const paged = <T>(data: T[], page: { page: number; limit: number; total: number }) => ({
+  ok: true as const,
+  data,
+  pagination: { ...page, pages: Math.ceil(page.total / page.limit) },
+})
+
+export const offsetOf = (page: PageQuery) => (page.page - 1) * page.limit

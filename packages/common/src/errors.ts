@@ -1,0 +1,54 @@
+/** An error that the kit's error handler renders as the error envelope with its own status and code. */
+export class HttpError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly code: string,
+    message: string,
+    readonly data?: Record<string, unknown>,
+  ) {
+    super(message)
+    this.name = new.target.name
+  }
+}
+
+export interface ErrorOptions {
+  /** A more precise machine code than the status's generic one, e.g. `name_in_use`. */
+  code?: string
+  data?: Record<string, unknown>
+}
+
+function errorClass(statusCode: number, defaultCode: string) {
+  return class extends HttpError {
+    constructor(message: string, options: ErrorOptions = {}) {
+      super(statusCode, options.code ?? defaultCode, message, options.data)
+    }
+  }
+}
+
+export class BadRequestError extends errorClass(400, 'bad_request') {}
+export class UnauthorizedError extends errorClass(401, 'unauthorized') {}
+export class ForbiddenError extends errorClass(403, 'forbidden') {}
+export class NotFoundError extends errorClass(404, 'not_found') {}
+export class ConflictError extends errorClass(409, 'conflict') {}
+export class PayloadTooLargeError extends errorClass(413, 'payload_too_large') {}
+export class LockedError extends errorClass(423, 'locked') {}
+export class TooManyRequestsError extends errorClass(429, 'too_many_requests') {}
+export class InternalServerError extends errorClass(500, 'internal_server_error') {}
+export class ServiceUnavailableError extends errorClass(503, 'service_unavailable') {}
+
+/** The generic machine code of each status, for errors that carry none of their own. */
+export const codeForStatus: Readonly<Record<number, string>> = {
+  400: 'bad_request',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  406: 'not_acceptable',
+  409: 'conflict',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  423: 'locked',
+  429: 'too_many_requests',
+  500: 'internal_server_error',
+  503: 'service_unavailable',
+}

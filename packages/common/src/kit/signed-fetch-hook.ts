@@ -1,0 +1,47 @@
+import type { FastifyInstance } from 'fastify'
+import {
+  AUTH_CHAIN_HEADER_PREFIX,
+  isMutating,
+  pruneSignatures,
+  rememberSignature,
+  type SignedFetchOptions,
+  verifySignedFetch,
+} from '../auth/signed-fetch.js'
+import type { Sql } from '../db/database.js'
+
+export type AuthMode = 'signed' | 'optional'
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** `signed`: signed fetch required (401 otherwise); `optional`: verified when present. */
+    auth?: AuthMode
+  }
+  interface FastifyRequest {
+    /** The caller's lower-case address on a signed route, null when unsigned. */
+    signer: string | null
+    signerMetadata: Record<string, unknown> | null
+  }
+}
+
+const PRUNE_INTERVAL_MS = 60_000
+
+/** Verifies signed fetch in onRequest, before the body is read, on routes whose config asks for it. */
+export function installSignedFetch(app: FastifyInstance, sql: Sql, options: SignedFetchOptions) {
+  app.decorateRequest('signer', null)
+  app.decorateRequest('signerMetadata', null)
+  app.addHook('onRequest', async (request) => {
+    const mode = request.routeOptions.config.auth
+    if (!mode) return
+    if (mode === 'optional' && request.headers[`${AUTH_CHAIN_HEADER_PREFIX}0`] === undefined) return
+    const path = request.url.split('?', 1)[0] ?? request.url
+    const signer = await verifySignedFetch({ method: request.method, path, headers: request.headers }, options)
+    if (isMutating(request.method)) await rememberSignature(sql, signer, options.maxAgeS)
+    request.signer = signer.address
+    request.signerMetadata = signer.metadata
+  })
+  const timer = setInterval(() => {
+    pruneSignatures(sql).catch((err: unknown) => app.log.warn({ err }, 'pruning used signatures failed'))
+  }, PRUNE_INTERVAL_MS)
+  timer.unref()
+  app.addHook('onClose', async () => clearInterval(timer))
+}

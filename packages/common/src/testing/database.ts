@@ -1,0 +1,74 @@
+import { randomBytes } from 'node:crypto'
+import { createSql, type Sql } from '../db/database.js'
+import { startEmbeddedPostgres } from '../db/embedded.js'
+
+export interface TestDatabase {
+  url: string
+  sql: Sql
+  /** True when no PostgreSQL answered and an in-memory PGlite stands in (never under CI=true). */
+  embedded: boolean
+  drop(): Promise<void>
+}
+
+const DEFAULT_URL = 'postgres://postgres@127.0.0.1:5432/postgres'
+
+export const testServerUrl = () => process.env.TEST_DATABASE_URL || process.env.DATABASE_URL || DEFAULT_URL
+
+async function answers(url: string): Promise<boolean> {
+  const probe = createSql(url, { max: 1 })
+  try {
+    await probe`select 1`
+    return true
+  } catch {
+    return false
+  } finally {
+    await probe.end({ timeout: 1 })
+  }
+}
+
+const withDatabase = (url: string, database: string) => {
+  const parsed = new URL(url)
+  parsed.pathname = `/${database}`
+  return parsed.toString()
+}
+
+/**
+ * A fresh database on the real PostgreSQL, for one test file; drop() removes it. Without a reachable
+ * PostgreSQL the tests fall back to an in-memory PGlite so they still run on a bare machine, except
+ * under CI=true, where that is an error.
+ */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const serverUrl = testServerUrl()
+  if (!(await answers(serverUrl))) {
+    if (process.env.CI === 'true' || process.env.CI === '1') {
+      throw new Error(`CI=true and PostgreSQL does not answer at ${serverUrl}: the tests need a real PostgreSQL`)
+    }
+    console.warn(`PostgreSQL does not answer at ${serverUrl}: this test file runs on an in-memory PGlite`)
+    const embedded = await startEmbeddedPostgres()
+    const sql = createSql(embedded.url, { max: 4 })
+    return {
+      url: embedded.url,
+      sql,
+      embedded: true,
+      drop: async () => {
+        await sql.end({ timeout: 5 })
+        await embedded.stop()
+      },
+    }
+  }
+  const name = `test_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`
+  const admin = createSql(serverUrl, { max: 1 })
+  await admin.unsafe(`create database "${name}"`)
+  const url = withDatabase(serverUrl, name)
+  const sql = createSql(url, { max: 20 })
+  return {
+    url,
+    sql,
+    embedded: false,
+    drop: async () => {
+      await sql.end({ timeout: 5 })
+      await admin.unsafe(`drop database if exists "${name}" with (force)`)
+      await admin.end({ timeout: 5 })
+    },
+  }
+}
