@@ -56,7 +56,8 @@ export function loadConfig<T extends TObject>(schema: T, env: NodeJS.ProcessEnv 
   const value = Value.Default(schema, Value.Convert(schema, raw))
   if (Value.Check(schema, value)) return value
   const problems = [...Value.Errors(schema, value)].map(
-    (e) => `${e.path.slice(1) || '(root)'}: ${e.message}${e.value === undefined ? '' : ` (got ${JSON.stringify(e.value)})`}`,
+    (e) =>
+      `${e.path.slice(1) || '(root)'}: ${e.message}${e.value === undefined ? '' : ` (got ${JSON.stringify(e.value)})`}`,
   )
   throw new ConfigError(problems)
 }

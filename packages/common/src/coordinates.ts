@@ -23,9 +23,12 @@ export const isInGrid = (n: number) => Number.isInteger(n) && n >= GRID_MIN && n
 export function parseCoordinate(value: string, name = 'coordinate'): Coordinate {
   const match = COORDINATE.exec(value.trim())
   if (!match) {
-    throw new BadRequestError(`Invalid ${name} "${value}": expected x,y with integers from ${GRID_MIN} to ${GRID_MAX}`, {
-      data: { parameter: name, value },
-    })
+    throw new BadRequestError(
+      `Invalid ${name} "${value}": expected x,y with integers from ${GRID_MIN} to ${GRID_MAX}`,
+      {
+        data: { parameter: name, value },
+      },
+    )
   }
   const x = Number(match[1])
   const y = Number(match[2])

@@ -9,8 +9,7 @@ export const Address = Type.String({
 })
 export const Uuid = Type.String({ format: 'uuid' })
 
-export const Envelope = <T extends TSchema>(data: T) =>
-  Type.Object({ ok: Type.Literal(true), data })
+export const Envelope = <T extends TSchema>(data: T) => Type.Object({ ok: Type.Literal(true), data })
 
 export const Pagination = Type.Object({
   page: Type.Integer({ minimum: 1 }),

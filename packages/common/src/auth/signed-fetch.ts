@@ -1,13 +1,13 @@
+import type { IncomingHttpHeaders } from 'node:http'
 import {
   AUTH_CHAIN_HEADER_PREFIX,
   AUTH_METADATA_HEADER,
   AUTH_TIMESTAMP_HEADER,
   type AuthChain,
-  type AuthLink,
   Authenticator,
+  type AuthLink,
 } from '@dcl/crypto'
 import ethConnect from 'eth-connect'
-import type { IncomingHttpHeaders } from 'node:http'
 import type { Sql } from '../db/database.js'
 import { UnauthorizedError } from '../errors.js'
 
@@ -53,7 +53,8 @@ function parseChain(headers: IncomingHttpHeaders): AuthChain {
   for (let i = 0; ; i++) {
     const raw = header(headers, `${AUTH_CHAIN_HEADER_PREFIX}${i}`)
     if (raw === undefined) break
-    if (i >= MAX_CHAIN_LINKS) throw refuse('malformed', `The auth chain has more than ${MAX_CHAIN_LINKS} links`)
+    if (i >= MAX_CHAIN_LINKS)
+      throw refuse('malformed', `The auth chain has more than ${MAX_CHAIN_LINKS} links`)
     let link: unknown
     try {
       link = JSON.parse(raw)
@@ -84,7 +85,10 @@ function parseTimestamp(headers: IncomingHttpHeaders, options: SignedFetchOption
   const raw = header(headers, AUTH_TIMESTAMP_HEADER)
   if (raw === undefined) throw refuse('missing', `Missing ${AUTH_TIMESTAMP_HEADER} header`)
   if (!/^\d{1,16}$/.test(raw)) {
-    throw refuse('malformed', `Header ${AUTH_TIMESTAMP_HEADER} must be milliseconds since epoch, got "${raw}"`)
+    throw refuse(
+      'malformed',
+      `Header ${AUTH_TIMESTAMP_HEADER} must be milliseconds since epoch, got "${raw}"`,
+    )
   }
   const timestamp = Number(raw)
   const skew = (options.now ?? Date.now)() - timestamp
@@ -110,13 +114,20 @@ function parseMetadata(headers: IncomingHttpHeaders): { raw: string; value: Reco
   }
   const metadata = value as Record<string, unknown>
   if (metadata.signer === KERNEL_SCENE_SIGNER) {
-    throw refuse('forbidden_signer', 'Requests signed by a scene (decentraland-kernel-scene) are not accepted')
+    throw refuse(
+      'forbidden_signer',
+      'Requests signed by a scene (decentraland-kernel-scene) are not accepted',
+    )
   }
   return { raw, value: metadata }
 }
 
-export const signedFetchPayload = (method: string, path: string, timestamp: number | string, metadata: string) =>
-  [method, path, timestamp, metadata].join(':').toLowerCase()
+export const signedFetchPayload = (
+  method: string,
+  path: string,
+  timestamp: number | string,
+  metadata: string,
+) => [method, path, timestamp, metadata].join(':').toLowerCase()
 
 /** Checks the auth chain of one request (everything but replay, which needs the database). */
 export async function verifySignedFetch(
@@ -136,16 +147,23 @@ export async function verifySignedFetch(
   }
   const usesContractWallet = chain.some((link) => link.type.includes('EIP_1654'))
   if (usesContractWallet && !options.rpcUrl) {
-    throw refuse('invalid_signature', 'Contract-wallet (EIP-1654) signatures cannot be verified: no RPC is configured')
+    throw refuse(
+      'invalid_signature',
+      'Contract-wallet (EIP-1654) signatures cannot be verified: no RPC is configured',
+    )
   }
   const provider = usesContractWallet && options.rpcUrl ? new ethConnect.HTTPProvider(options.rpcUrl) : null
   const result = await Authenticator.validateSignature(expected, chain, provider, (options.now ?? Date.now)())
   if (!result.ok) {
-    throw refuse('invalid_signature', `Invalid signature: ${result.message ?? 'the auth chain does not verify'}`)
+    throw refuse(
+      'invalid_signature',
+      `Invalid signature: ${result.message ?? 'the auth chain does not verify'}`,
+    )
   }
   const address = Authenticator.ownerAddress(chain).toLowerCase()
-  if (!/^0x[0-9a-f]{40}$/.test(address)) throw refuse('malformed', 'The auth chain does not start with a signer address')
-  return { address, metadata: metadata.value, signature: last.signature ?? "", timestamp }
+  if (!/^0x[0-9a-f]{40}$/.test(address))
+    throw refuse('malformed', 'The auth chain does not start with a signer address')
+  return { address, metadata: metadata.value, signature: last.signature ?? '', timestamp }
 }
 
 export const isMutating = (method: string) => MUTATING_METHODS.has(method.toUpperCase())

@@ -1,6 +1,19 @@
 import postgres from 'postgres'
 import { startEmbeddedPostgres } from './embedded.js'
 
+/**
+ * Clients of the embedded PGlite. It multiplexes connections message by message, so two connections'
+ * extended-protocol exchanges can interleave and clobber each other's portal: they get one connection.
+ */
+const embeddedClients = new WeakSet<Sql>()
+export const isEmbedded = (sql: Sql) => embeddedClients.has(sql)
+
+export function createEmbeddedSql(url: string): Sql {
+  const sql = createSql(url, { max: 1 })
+  embeddedClients.add(sql)
+  return sql
+}
+
 export type Sql = ReturnType<typeof postgres>
 
 export interface Logger {
@@ -23,7 +36,7 @@ export interface OpenDatabaseOptions {
   dataDir: string
   service: string
   logger?: Logger
-  /** Pool size; the embedded default serialises queries anyway. */
+  /** Pool size on a real PostgreSQL (the embedded one gets a single connection). */
   max?: number
 }
 
@@ -48,7 +61,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   options.logger?.info(
     `DATABASE_URL is not set: using the embedded PostgreSQL (PGlite) with its data in ${options.dataDir}`,
   )
-  const sql = createSql(embedded.url, { max: options.max ?? 4 })
+  const sql = createEmbeddedSql(embedded.url)
   return {
     sql,
     url: embedded.url,

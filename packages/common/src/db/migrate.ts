@@ -1,5 +1,5 @@
 import shift from 'postgres-shift'
-import type { Sql } from './database.js'
+import { isEmbedded, type Sql } from './database.js'
 
 // One key for every service: each service owns its own database, so they never contend.
 const MIGRATION_LOCK = 7_262_021
@@ -19,6 +19,12 @@ async function ensureKitTables(sql: Sql) {
  * lock, so replicas that start together apply them once and in order.
  */
 export async function migrate(sql: Sql, migrationsDir: string): Promise<void> {
+  // The embedded database belongs to one process and has a single connection: nothing to race.
+  if (isEmbedded(sql)) {
+    await ensureKitTables(sql)
+    await shift({ sql, path: migrationsDir })
+    return
+  }
   const lock = await sql.reserve()
   try {
     await lock`select pg_advisory_lock(${MIGRATION_LOCK})`

@@ -14,7 +14,11 @@ import Fastify, {
   type RawServerDefault,
 } from 'fastify'
 import type { Registry } from 'prom-client'
-import { AUTH_CHAIN_HEADER_PREFIX, AUTH_METADATA_HEADER, AUTH_TIMESTAMP_HEADER } from '../auth/signed-fetch.js'
+import {
+  AUTH_CHAIN_HEADER_PREFIX,
+  AUTH_METADATA_HEADER,
+  AUTH_TIMESTAMP_HEADER,
+} from '../auth/signed-fetch.js'
 import type { BaseConfig } from '../config.js'
 import type { Sql } from '../db/database.js'
 import { TooManyRequestsError } from '../errors.js'
@@ -100,6 +104,8 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
   })
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id)
+    // A keep-alive socket would hold the drain open until its idle timeout.
+    if (closing) reply.header('connection', 'close')
   })
 
   installErrorHandling(app)
@@ -126,7 +132,9 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
       timeWindow: '1 minute',
       allowList: (request) => request.url.startsWith('/health/') || request.url === '/metrics',
       errorResponseBuilder: (_request, context) =>
-        new TooManyRequestsError(`Rate limit exceeded: at most ${context.max} requests a minute, retry in ${context.after}`),
+        new TooManyRequestsError(
+          `Rate limit exceeded: at most ${context.max} requests a minute, retry in ${context.after}`,
+        ),
     })
   }
 

@@ -17,7 +17,8 @@ function toIssue(context: string, issue: AjvIssue): SchemaIssue {
   const segments = issue.instancePath.split('/').filter(Boolean)
   const path = [context, ...segments]
   const { missingProperty, additionalProperty, allowedValues } = issue.params
-  if (typeof missingProperty === 'string') return { path: [...path, missingProperty].join('.'), message: 'is required' }
+  if (typeof missingProperty === 'string')
+    return { path: [...path, missingProperty].join('.'), message: 'is required' }
   if (typeof additionalProperty === 'string') {
     return { path: [...path, additionalProperty].join('.'), message: 'is not an accepted field' }
   }

@@ -15,7 +15,11 @@ export function installMetrics(app: FastifyInstance, service: string): Registry 
   })
   app.addHook('onResponse', async (request, reply) => {
     duration.observe(
-      { method: request.method, route: request.routeOptions.url ?? 'unmatched', status_code: reply.statusCode },
+      {
+        method: request.method,
+        route: request.routeOptions.url ?? 'unmatched',
+        status_code: reply.statusCode,
+      },
       reply.elapsedTime / 1000,
     )
   })

@@ -34,7 +34,10 @@ export function installSignedFetch(app: FastifyInstance, sql: Sql, options: Sign
     if (!mode) return
     if (mode === 'optional' && request.headers[`${AUTH_CHAIN_HEADER_PREFIX}0`] === undefined) return
     const path = request.url.split('?', 1)[0] ?? request.url
-    const signer = await verifySignedFetch({ method: request.method, path, headers: request.headers }, options)
+    const signer = await verifySignedFetch(
+      { method: request.method, path, headers: request.headers },
+      options,
+    )
     if (isMutating(request.method)) await rememberSignature(sql, signer, options.maxAgeS)
     request.signer = signer.address
     request.signerMetadata = signer.metadata

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { createSql, type Sql } from '../db/database.js'
+import { createEmbeddedSql, createSql, type Sql } from '../db/database.js'
 import { startEmbeddedPostgres } from '../db/embedded.js'
 
 export interface TestDatabase {
@@ -41,11 +41,13 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   const serverUrl = testServerUrl()
   if (!(await answers(serverUrl))) {
     if (process.env.CI === 'true' || process.env.CI === '1') {
-      throw new Error(`CI=true and PostgreSQL does not answer at ${serverUrl}: the tests need a real PostgreSQL`)
+      throw new Error(
+        `CI=true and PostgreSQL does not answer at ${serverUrl}: the tests need a real PostgreSQL`,
+      )
     }
     console.warn(`PostgreSQL does not answer at ${serverUrl}: this test file runs on an in-memory PGlite`)
     const embedded = await startEmbeddedPostgres()
-    const sql = createSql(embedded.url, { max: 4 })
+    const sql = createEmbeddedSql(embedded.url)
     return {
       url: embedded.url,
       sql,

@@ -1,4 +1,4 @@
-import { type AuthIdentity, Authenticator } from '@dcl/crypto'
+import { Authenticator, type AuthIdentity } from '@dcl/crypto'
 import { Wallet } from 'ethers'
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
 import {
@@ -16,11 +16,17 @@ export interface Identity {
   authIdentity: AuthIdentity
 }
 
-export async function createIdentity(wallet: Wallet = Wallet.createRandom() as unknown as Wallet): Promise<Identity> {
+export async function createIdentity(
+  wallet: Wallet = Wallet.createRandom() as unknown as Wallet,
+): Promise<Identity> {
   const ephemeral = Wallet.createRandom()
   const authIdentity = await Authenticator.initializeAuthChain(
     wallet.address,
-    { address: ephemeral.address, publicKey: ephemeral.signingKey.publicKey, privateKey: ephemeral.privateKey },
+    {
+      address: ephemeral.address,
+      publicKey: ephemeral.signingKey.publicKey,
+      privateKey: ephemeral.privateKey,
+    },
     60,
     (message) => wallet.signMessage(message),
   )
@@ -63,5 +69,8 @@ export function signedInject(
 ): Promise<LightMyRequestResponse> {
   const { metadata, timestamp, ...inject } = options
   const headers = { ...signedHeaders(identity, inject.method, inject.url, { metadata, timestamp }) }
-  return app.inject({ ...inject, headers: { ...(inject.headers as Record<string, string> | undefined), ...headers } })
+  return app.inject({
+    ...inject,
+    headers: { ...(inject.headers as Record<string, string> | undefined), ...headers },
+  })
 }

@@ -1,0 +1,117 @@
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createSql, migrate, openDatabase } from '../src/index.js'
+import { createTestDatabase, type TestDatabase, testServerUrl } from '../src/testing/index.js'
+import { migrationsOf } from './fixtures.js'
+
+let db: TestDatabase
+
+beforeAll(async () => {
+  db = await createTestDatabase()
+})
+afterAll(async () => {
+  await db?.drop()
+})
+
+describe('migrate', () => {
+  const dir = migrationsOf(
+    'create table notes (id serial primary key, body text not null);',
+    "insert into notes (body) values ('first'); alter table notes add column tag text;",
+  )
+
+  it('applies each migration once, in order, even when replicas start together', async () => {
+    await Promise.all([migrate(db.sql, dir), migrate(db.sql, dir), migrate(db.sql, dir)])
+    await migrate(db.sql, dir)
+    const notes = await db.sql`select body, tag from notes`
+    expect(notes).toEqual([{ body: 'first', tag: null }])
+    const applied = await db.sql`select migration_id from migrations order by migration_id`
+    expect(applied.map((r) => r.migration_id)).toEqual([1, 2])
+  })
+
+  it('creates the kit’s replay table', async () => {
+    const [row] = await db.sql`select to_regclass('signed_fetch_replays') as name`
+    expect(row?.name).toBe('signed_fetch_replays')
+  })
+
+  it('rolls a failing migration back whole', async () => {
+    const broken = migrationsOf(
+      'create table a (id int);',
+      'create table b (id int); select * from missing_table;',
+    )
+    const scratch = await createTestDatabase()
+    await expect(migrate(scratch.sql, broken)).rejects.toThrow(/missing_table/)
+    const [row] = await scratch.sql`select to_regclass('b') as b`
+    expect(row?.b).toBeNull()
+    await scratch.drop()
+  })
+})
+
+describe('test databases', () => {
+  it('are fresh and dropped afterwards', async () => {
+    const scratch = await createTestDatabase()
+    const name = new URL(scratch.url).pathname.slice(1)
+    await scratch.sql`create table t (id int)`
+    await scratch.drop()
+    const admin = createSql(testServerUrl(), { max: 1 })
+    const rows = await admin`select 1 from pg_database where datname = ${name}`
+    await admin.end()
+    expect(rows).toHaveLength(0)
+  })
+})
+
+describe('embedded default', () => {
+  it('starts PGlite under DATA_DIR, logs it, and keeps data across restarts', async () => {
+    const dataDir = join(mkdtempSync(join(tmpdir(), 'genesis-embedded-')), 'demo')
+    const lines: string[] = []
+    const logger = { info: (m: string | object) => lines.push(String(m)), warn: () => {} }
+    const first = await openDatabase({ dataDir, service: 'demo', logger })
+    expect(first.embedded).toBe(true)
+    expect(lines.join('\n')).toContain(`embedded PostgreSQL (PGlite) with its data in ${dataDir}`)
+    await migrate(first.sql, migrationsOf("create table kept (v text); insert into kept values ('hello');"))
+    await first.close()
+
+    const second = await openDatabase({ dataDir, service: 'demo' })
+    expect(await second.sql`select v from kept`).toEqual([{ v: 'hello' }])
+    // Concurrent transactions queue on the embedded client's single connection instead of interleaving.
+    await Promise.all(
+      Array.from({ length: 5 }, (_, i) => second.sql.begin((tx) => tx`insert into kept values (${`v${i}`})`)),
+    )
+    const [count] = await second.sql`select count(*)::int as n from kept`
+    expect(count?.n).toBe(6)
+    await second.close()
+  })
+})
+
+describe('without a reachable PostgreSQL', () => {
+  const unreachable = 'postgres://postgres@127.0.0.1:1/postgres'
+  const withEnv = async <T>(env: Record<string, string | undefined>, run: () => Promise<T>) => {
+    const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]))
+    Object.assign(process.env, env)
+    for (const [k, v] of Object.entries(env)) if (v === undefined) delete process.env[k]
+    try {
+      return await run()
+    } finally {
+      for (const [k, v] of Object.entries(saved)) {
+        if (v === undefined) delete process.env[k]
+        else process.env[k] = v
+      }
+    }
+  }
+
+  it('fails loudly under CI=true', async () => {
+    await withEnv({ TEST_DATABASE_URL: unreachable, CI: 'true' }, async () => {
+      await expect(createTestDatabase()).rejects.toThrow(/CI=true and PostgreSQL does not answer/)
+    })
+  })
+
+  it('falls back to an in-memory PGlite elsewhere', async () => {
+    await withEnv({ TEST_DATABASE_URL: unreachable, CI: undefined }, async () => {
+      const fallback = await createTestDatabase()
+      expect(fallback.embedded).toBe(true)
+      expect(await fallback.sql`select 41 + 1 as n`).toEqual([{ n: 42 }])
+      await fallback.drop()
+    })
+  })
+})

@@ -1,0 +1,234 @@
+import { gunzipSync } from 'node:zlib'
+import { Type } from '@sinclair/typebox'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type App, BadRequestError, createApp, migrate, ok } from '../src/index.js'
+import { createIdentity, createTestDatabase, signedHeaders, type TestDatabase } from '../src/testing/index.js'
+import { emptyMigrations } from './fixtures.js'
+
+let db: TestDatabase
+let app: App
+let base: string
+let ready = true
+
+const Thing = Type.Object(
+  { name: Type.String({ minLength: 1 }), tags: Type.Optional(Type.Array(Type.String(), { maxItems: 3 })) },
+  { additionalProperties: false },
+)
+
+beforeAll(async () => {
+  db = await createTestDatabase()
+  await migrate(db.sql, emptyMigrations())
+  app = await createApp({
+    name: 'demo',
+    version: '1.2.3',
+    sql: db.sql,
+    corsOrigins: '*',
+    rateLimitMax: 1000,
+    isReady: () => ready,
+  })
+  app.post('/things', { config: { auth: 'signed' }, schema: { body: Thing } }, async (request, reply) =>
+    reply.status(201).send(ok({ ...request.body, by: request.signer })),
+  )
+  app.get(
+    '/things/:id',
+    { schema: { params: Type.Object({ id: Type.String({ format: 'uuid' }) }) } },
+    async () => {
+      throw new BadRequestError('no such thing yet', { code: 'thing_missing', data: { hint: 'create it' } })
+    },
+  )
+  app.get('/boom', async () => {
+    throw new Error('select * from secret_table where password = 1')
+  })
+  app.get('/big', async () => ok('x'.repeat(20_000)))
+  base = await app.listen({ port: 0, host: '127.0.0.1' })
+})
+
+afterAll(async () => {
+  await app?.close()
+  await db?.drop()
+})
+
+const call = (path: string, init?: RequestInit) => fetch(`${base}${path}`, init)
+
+describe('service kit over HTTP', () => {
+  it('answers liveness and readiness', async () => {
+    expect(await (await call('/health/live')).json()).toEqual({ ok: true, data: { status: 'live' } })
+    expect((await call('/health/ready')).status).toBe(200)
+    ready = false
+    const notReady = await call('/health/ready')
+    expect(notReady.status).toBe(503)
+    expect(await notReady.json()).toMatchObject({ ok: false, code: 'service_unavailable' })
+    ready = true
+  })
+
+  it('exposes Prometheus metrics with per-route request durations', async () => {
+    await call('/health/live')
+    const text = await (await call('/metrics')).text()
+    expect(text).toContain('http_request_duration_seconds_bucket')
+    expect(text).toMatch(/route="\/health\/live"/)
+    expect(text).toContain('process_cpu_user_seconds_total')
+  })
+
+  it('publishes OpenAPI generated from the route schemas, and its docs page', async () => {
+    const spec = (await app.inject({ method: 'GET', url: '/openapi.json' })).json()
+    expect(spec.info).toMatchObject({ title: 'demo', version: '1.2.3' })
+    expect(
+      spec.paths['/things'].post.requestBody.content['application/json'].schema.properties.name,
+    ).toBeDefined()
+    expect(spec.paths['/things'].post.security).toEqual([{ signedFetch: [] }])
+    expect(spec.paths['/health/live']).toBeUndefined()
+    const docs = await call('/docs')
+    expect(docs.status).toBe(200)
+    expect(await docs.text()).toContain('Swagger UI')
+  })
+
+  it('answers unknown routes with a 404 envelope', async () => {
+    const response = await call('/nowhere?x=1')
+    expect(response.status).toBe(404)
+    expect(await response.json()).toEqual({
+      ok: false,
+      error: 'Route GET /nowhere not found',
+      code: 'not_found',
+    })
+  })
+
+  it('renders thrown errors with their status, code and data', async () => {
+    const response = await call('/things/0b9a5b8e-2b1e-4c0f-9a57-3f2f1f0c9d11')
+    expect(response.status).toBe(400)
+    expect(await response.json()).toEqual({
+      ok: false,
+      error: 'no such thing yet',
+      code: 'thing_missing',
+      data: { hint: 'create it' },
+    })
+  })
+
+  it('never leaks internals in a 500', async () => {
+    const response = await call('/boom')
+    expect(response.status).toBe(500)
+    const body = await response.json()
+    expect(body).toEqual({ ok: false, error: 'Internal server error', code: 'internal_server_error' })
+  })
+
+  it('validates path parameters', async () => {
+    const response = await call('/things/not-a-uuid')
+    expect(response.status).toBe(400)
+    expect(await response.json()).toMatchObject({
+      code: 'bad_request',
+      data: { errors: [{ path: 'params.id' }] },
+    })
+  })
+
+  describe('bad bodies on a signed route', () => {
+    const send = async (body: string | undefined, contentType = 'application/json') => {
+      const headers: Record<string, string> = { ...signedHeaders(alice, 'POST', '/things') }
+      if (body !== undefined) headers['content-type'] = contentType
+      const response = await call('/things', { method: 'POST', headers, body })
+      return {
+        status: response.status,
+        body: (await response.json()) as { ok: boolean; code: string; error: string; data?: { by?: string } },
+      }
+    }
+    let alice: Awaited<ReturnType<typeof createIdentity>>
+    beforeAll(async () => {
+      alice = await createIdentity()
+    })
+
+    it('accepts a good one', async () => {
+      const { status, body } = await send(JSON.stringify({ name: 'n', tags: ['a'] }))
+      expect(status).toBe(201)
+      expect(body.data?.by).toBe(alice.address)
+    })
+
+    it.each([
+      ['no body', undefined, /JSON object body is required/],
+      ['a body that is not JSON', '{"name": ', /not valid JSON/],
+      ['JSON of the wrong type', '["name"]', /JSON object body is required/],
+      ['a wrong field type', '{"name": 5}', /body\.name must be string/],
+      ['an unknown field', '{"name": "n", "admin": true}', /body\.admin is not an accepted field/],
+      ['an array over its bound', '{"name": "n", "tags": ["a","b","c","d"]}', /body\.tags/],
+      ['a missing field', '{}', /body\.name is required/],
+    ])('refuses %s with 400', async (_label, body, message) => {
+      const response = await send(body)
+      expect(response.status).toBe(400)
+      expect(response.body.ok).toBe(false)
+      expect(response.body.code).toBe('bad_request')
+      expect(response.body.error).toMatch(message)
+    })
+
+    it('refuses a body that is not JSON by content-type with 415', async () => {
+      const response = await send('name=n', 'application/x-www-form-urlencoded')
+      expect(response.status).toBe(415)
+      expect(response.body.code).toBe('unsupported_media_type')
+    })
+
+    it('refuses a 20 MB body with 413', async () => {
+      const big = JSON.stringify({ name: 'x'.repeat(20 * 1024 * 1024) })
+      const response = await send(big)
+      expect(response.status).toBe(413)
+      expect(response.body).toMatchObject({ ok: false, code: 'payload_too_large' })
+    })
+  })
+
+  it('answers CORS preflights for every method and the signed-fetch headers', async () => {
+    const response = await call('/things', {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'https://dapp.example',
+        'access-control-request-method': 'PATCH',
+        'access-control-request-headers': 'content-type,x-identity-auth-chain-0,x-identity-timestamp',
+      },
+    })
+    expect(response.status).toBe(204)
+    expect(response.headers.get('access-control-allow-origin')).toBe('*')
+    expect(response.headers.get('access-control-allow-methods')).toContain('PATCH')
+    expect(response.headers.get('access-control-allow-methods')).toContain('DELETE')
+    const allowed = response.headers.get('access-control-allow-headers') ?? ''
+    for (const h of ['content-type', 'authorization', 'x-identity-auth-chain-0', 'x-identity-metadata']) {
+      expect(allowed).toContain(h)
+    }
+  })
+
+  it('puts CORS headers on error answers too', async () => {
+    const response = await call('/things', { method: 'POST', headers: { origin: 'https://dapp.example' } })
+    expect(response.status).toBe(401)
+    expect(response.headers.get('access-control-allow-origin')).toBe('*')
+  })
+
+  it('tags every answer with a request id, honouring the caller’s', async () => {
+    const response = await call('/health/live', { headers: { 'x-request-id': 'trace-123' } })
+    expect(response.headers.get('x-request-id')).toBe('trace-123')
+    expect((await call('/health/live')).headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/)
+  })
+
+  it('compresses large answers for clients that accept it', async () => {
+    const response = await fetch(`${base}/big`, { headers: { 'accept-encoding': 'gzip' } })
+    // fetch decompresses transparently; check the header and size through node:http instead.
+    expect(response.headers.get('content-encoding')).toBe('gzip')
+    const raw = await new Promise<Buffer>((resolve, reject) => {
+      import('node:http').then(({ get }) =>
+        get(`${base}/big`, { headers: { 'accept-encoding': 'gzip' } }, (res) => {
+          const chunks: Buffer[] = []
+          res.on('data', (c: Buffer) => chunks.push(c))
+          res.on('end', () => resolve(Buffer.concat(chunks)))
+        }).on('error', reject),
+      )
+    })
+    expect(raw.length).toBeLessThan(1000)
+    expect(JSON.parse(gunzipSync(raw).toString()).data).toHaveLength(20_000)
+  })
+})
+
+describe('rate limit', () => {
+  it('answers 429 in the envelope past the limit, sparing health checks', async () => {
+    const limited = await createApp({ name: 'limited', version: '1', sql: db.sql, rateLimitMax: 2 })
+    limited.get('/x', async () => ok(1))
+    const statuses = []
+    for (let i = 0; i < 3; i++) statuses.push((await limited.inject({ method: 'GET', url: '/x' })).statusCode)
+    expect(statuses).toEqual([200, 200, 429])
+    const refused = await limited.inject({ method: 'GET', url: '/x' })
+    expect(refused.json()).toMatchObject({ ok: false, code: 'too_many_requests' })
+    expect((await limited.inject({ method: 'GET', url: '/health/live' })).statusCode).toBe(200)
+    await limited.close()
+  })
+})

@@ -1,0 +1,107 @@
+import { Type } from '@sinclair/typebox'
+import { describe, expect, it } from 'vitest'
+import {
+  BadRequestError,
+  baseConfigSchema,
+  ConfigError,
+  ConflictError,
+  HttpError,
+  LockedError,
+  loadConfig,
+  ok,
+  paged,
+  parseCoordinate,
+  parseCoordinateList,
+} from '../src/index.js'
+
+describe('errors', () => {
+  it('carry the status and the generic or precise code', () => {
+    const generic = new ConflictError('already there')
+    expect(generic).toBeInstanceOf(HttpError)
+    expect([generic.statusCode, generic.code, generic.message]).toEqual([409, 'conflict', 'already there'])
+    const precise = new LockedError('locked until publication', {
+      code: 'collection_locked',
+      data: { id: 'x' },
+    })
+    expect([precise.statusCode, precise.code, precise.data]).toEqual([423, 'collection_locked', { id: 'x' }])
+  })
+})
+
+describe('envelopes', () => {
+  it('wrap data and compute the page count', () => {
+    expect(ok([1])).toEqual({ ok: true, data: [1] })
+    expect(paged(['a', 'b'], { page: 2, limit: 2, total: 5 })).toEqual({
+      ok: true,
+      data: ['a', 'b'],
+      pagination: { page: 2, limit: 2, total: 5, pages: 3 },
+    })
+    expect(paged([], { page: 1, limit: 20, total: 0 }).pagination.pages).toBe(0)
+  })
+})
+
+describe('coordinates', () => {
+  it('parse x,y within the grid', () => {
+    expect(parseCoordinate('0,0')).toEqual({ x: 0, y: 0 })
+    expect(parseCoordinate('-150,150')).toEqual({ x: -150, y: 150 })
+    expect(parseCoordinate(' 12,-7 ')).toEqual({ x: 12, y: -7 })
+  })
+
+  it.each(['151,0', '0,-151', '1.5,2', 'a,b', '1,2,3', '', '1;2', '0x1,2'])(
+    'refuse "%s", quoting it',
+    (value) => {
+      const error = (() => {
+        try {
+          parseCoordinate(value, 'center')
+        } catch (e) {
+          return e
+        }
+      })()
+      expect(error).toBeInstanceOf(BadRequestError)
+      expect((error as BadRequestError).message).toContain(`"${value}"`)
+      expect((error as BadRequestError).message).toContain('center')
+    },
+  )
+
+  it('parse lists separated by semicolons', () => {
+    expect(parseCoordinateList('1,2;-3,4;')).toEqual([
+      { x: 1, y: 2 },
+      { x: -3, y: 4 },
+    ])
+    expect(() => parseCoordinateList('1,2;200,0', 'selected')).toThrow(/selected "200,0"/)
+  })
+})
+
+describe('loadConfig', () => {
+  const schema = Type.Composite([
+    baseConfigSchema({ service: 'demo', port: 3999 }),
+    Type.Object({ EXTRA: Type.Optional(Type.String()) }),
+  ])
+
+  it('applies defaults and converts numbers', () => {
+    const config = loadConfig(schema, { PORT: '4000', EXTRA: 'x', UNRELATED: 'y' })
+    expect(config.PORT).toBe(4000)
+    expect(config.HOST).toBe('0.0.0.0')
+    expect(config.AUTH_MAX_AGE_S).toBe(300)
+    expect(config.DATA_DIR).toMatch(/\.data\/demo$/)
+    expect(config.EXTRA).toBe('x')
+    expect(config.DATABASE_URL).toBeUndefined()
+    expect('UNRELATED' in config).toBe(false)
+  })
+
+  it('treats an empty variable as unset', () => {
+    expect(loadConfig(schema, { DATABASE_URL: '' }).DATABASE_URL).toBeUndefined()
+  })
+
+  it('lists every bad variable at once', () => {
+    try {
+      loadConfig(schema, { PORT: 'eighty', DATABASE_URL: 'mysql://x', LOG_LEVEL: 'loud' })
+      expect.unreachable()
+    } catch (e) {
+      expect(e).toBeInstanceOf(ConfigError)
+      const message = (e as ConfigError).message
+      expect(message).toContain('PORT')
+      expect(message).toContain('DATABASE_URL')
+      expect(message).toContain('LOG_LEVEL')
+    }
+  })
+})
