@@ -38,6 +38,8 @@ export function baseConfigSchema(service: { service: string; port: number }) {
     AUTH_RPC_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
     BODY_LIMIT: Type.Integer({ minimum: 1024, default: 1_048_576 }),
     RATE_LIMIT_MAX: Type.Integer({ minimum: 0, default: 0 }),
+    /** Behind the gateway: take the client IP from X-Forwarded-For (rate limit, logs). */
+    TRUST_PROXY: Type.Boolean({ default: false }),
     SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 10_000 }),
   })
 }

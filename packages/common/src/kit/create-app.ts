@@ -81,6 +81,7 @@ export const appOptionsFromConfig = (config: BaseConfig) => ({
   rateLimitMax: config.RATE_LIMIT_MAX,
   authMaxAgeS: config.AUTH_MAX_AGE_S,
   authRpcUrl: config.AUTH_RPC_URL,
+  trustProxy: config.TRUST_PROXY,
 })
 
 /**
