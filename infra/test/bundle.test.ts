@@ -13,6 +13,7 @@ import { createServiceDatabases, psql, type ServiceDatabases } from './support/d
 import { type ErrorEnvelope, send } from './support/http.js'
 import { infraDir, repoRoot, SERVICES, type ServiceName } from './support/paths.js'
 import { type RunningProcess, run } from './support/processes.js'
+import { realInfrastructure } from './support/requirements.js'
 import { serviceProcessEnv, startService } from './support/services.js'
 
 const bundleScript = join(infraDir, 'scripts', 'bundle.sh')
@@ -54,7 +55,9 @@ const realEndpoint: Record<ServiceName, (port: number) => Promise<void>> = {
   },
 }
 
-describe.each(SERVICES)('the %s production bundle', (service) => {
+const runnable = await realInfrastructure()
+
+describe.skipIf(!runnable).each(SERVICES)('the %s production bundle', (service) => {
   let work = ''
   let bundle = ''
   let databases: ServiceDatabases | undefined

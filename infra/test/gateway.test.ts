@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningGateway, startGateway } from './support/gateway.js'
 import { type ErrorEnvelope, send } from './support/http.js'
 import { SERVICES, type ServiceName, serviceDir } from './support/paths.js'
+import { realInfrastructure } from './support/requirements.js'
 import { type RunningService, startService } from './support/services.js'
 
 const DOMAIN = 'genesis.test'
@@ -40,7 +41,9 @@ function rawRequest(port: number, text: string): Promise<string> {
   })
 }
 
-describe('the gateway in front of the three services', () => {
+const runnable = await realInfrastructure({ nginx: true })
+
+describe.skipIf(!runnable)('the gateway in front of the three services', () => {
   const databases: TestDatabase[] = []
   const services = {} as Record<ServiceName, RunningService>
   let gateway: RunningGateway | undefined
@@ -184,7 +187,7 @@ describe('the gateway in front of the three services', () => {
   })
 })
 
-describe('what an upstream receives through the gateway', () => {
+describe.skipIf(!runnable)('what an upstream receives through the gateway', () => {
   let echo: Server | undefined
   let gateway: RunningGateway | undefined
   const big = JSON.stringify({
