@@ -144,7 +144,7 @@ describe('service kit over HTTP', () => {
       ['no body', undefined, /JSON object body is required/],
       ['a body that is not JSON', '{"name": ', /not valid JSON/],
       ['JSON of the wrong type', '["name"]', /JSON object body is required/],
-      ['a wrong field type', '{"name": 5}', /body\.name must be string/],
+      ['a wrong field type', '{"name": 5}', /body\.name must be string, got 5/],
       ['an unknown field', '{"name": "n", "admin": true}', /body\.admin is not an accepted field/],
       ['an array over its bound', '{"name": "n", "tags": ["a","b","c","d"]}', /body\.tags/],
       ['a missing field', '{}', /body\.name is required/],

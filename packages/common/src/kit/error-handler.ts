@@ -4,12 +4,22 @@ import { codeForStatus, HttpError } from '../errors.js'
 interface SchemaIssue {
   path: string
   message: string
+  value?: unknown
 }
 
 interface AjvIssue {
   instancePath: string
   message?: string
   params: Record<string, unknown>
+  data?: unknown
+}
+
+const QUOTE_LIMIT = 60
+
+/** The bad value as the caller would recognise it, cut short when long. */
+function quote(value: unknown): string {
+  const text = typeof value === 'string' ? `"${value}"` : JSON.stringify(value)
+  return text.length > QUOTE_LIMIT ? `${text.slice(0, QUOTE_LIMIT)}…` : text
 }
 
 /** `body.rewards.0` style paths, naming the missing or unknown property where ajv puts it in params. */
@@ -23,7 +33,12 @@ function toIssue(context: string, issue: AjvIssue): SchemaIssue {
     return { path: [...path, additionalProperty].join('.'), message: 'is not an accepted field' }
   }
   const allowed = Array.isArray(allowedValues) ? ` (${allowedValues.join(', ')})` : ''
-  return { path: path.join('.'), message: `${issue.message ?? 'is invalid'}${allowed}` }
+  const got = issue.data === undefined || typeof issue.data === 'object' ? '' : `, got ${quote(issue.data)}`
+  return {
+    path: path.join('.'),
+    message: `${issue.message ?? 'is invalid'}${allowed}${got}`,
+    ...(issue.data === undefined || typeof issue.data === 'object' ? {} : { value: issue.data }),
+  }
 }
 
 function describeValidation(error: FastifyError): { message: string; errors: SchemaIssue[] } {

@@ -5,7 +5,14 @@ import type { FastifyInstance } from 'fastify'
 // ajv-formats is CommonJS with a default export; under NodeNext the callable sits on `.default`.
 const addFormats = addFormatsImport as unknown as typeof addFormatsImport.default
 
-const shared: Options = { removeAdditional: false, useDefaults: true, allErrors: true, strict: false }
+// verbose: errors carry the offending value, so messages can quote it.
+const shared: Options = {
+  removeAdditional: false,
+  useDefaults: true,
+  allErrors: true,
+  strict: false,
+  verbose: true,
+}
 
 /**
  * Bodies are validated as sent (a string is never coerced into an array), while path and query
