@@ -6,10 +6,12 @@ import {
   type AuthChain,
   Authenticator,
   type AuthLink,
+  parseEphemeralPayload,
 } from '@dcl/crypto'
 import ethConnect from 'eth-connect'
 import type { Sql } from '../db/database.js'
 import { UnauthorizedError } from '../errors.js'
+import { recoverPersonalSigner } from './fast-ecdsa.js'
 
 export { AUTH_CHAIN_HEADER_PREFIX, AUTH_METADATA_HEADER, AUTH_TIMESTAMP_HEADER }
 
@@ -145,6 +147,64 @@ export async function verifySignedFetch(
       `The signed payload does not match this request: expected "${expected}", signed "${last.payload}"`,
     )
   }
+  if (isPersonalChain(chain)) {
+    await verifyPersonalChain(chain, options)
+  } else {
+    await verifyAnyChain(chain, expected, options)
+  }
+  const address = Authenticator.ownerAddress(chain).toLowerCase()
+  if (!/^0x[0-9a-f]{40}$/.test(address))
+    throw refuse('malformed', 'The auth chain does not start with a signer address')
+  return { address, metadata: metadata.value, signature: last.signature ?? '', timestamp }
+}
+
+const invalid = (message: string) => refuse('invalid_signature', `Invalid signature: ${message}`)
+
+/** The chain every wallet-signed request has: owner → ephemeral key (personal sign) → request. */
+const isPersonalChain = (chain: AuthChain) =>
+  chain.length === 3 &&
+  chain[0]!.type === 'SIGNER' &&
+  chain[1]!.type === 'ECDSA_EPHEMERAL' &&
+  chain[2]!.type === 'ECDSA_SIGNED_ENTITY'
+
+interface Delegation {
+  ephemeral: string
+  expiresAt: number
+}
+
+// The owner → ephemeral link is the same on every request of a session: verify it once with @dcl/crypto.
+const MAX_DELEGATIONS = 10_000
+const delegations = new Map<string, Delegation>()
+
+async function verifiedDelegation(chain: AuthChain, now: number): Promise<Delegation> {
+  const key = `${chain[0]!.payload}\n${chain[1]!.payload}\n${chain[1]!.signature}`
+  const known = delegations.get(key)
+  if (known) return known
+  let parsed: { ephemeralAddress: string; expiration: number }
+  try {
+    parsed = parseEphemeralPayload(chain[1]!.payload)
+  } catch {
+    throw invalid('the ephemeral link is not a Decentraland login message')
+  }
+  const result = await Authenticator.validateSignature(parsed.ephemeralAddress, chain.slice(0, 2), null, now)
+  if (!result.ok) throw invalid(result.message ?? 'the ephemeral key is not signed by the owner')
+  const delegation = { ephemeral: parsed.ephemeralAddress.toLowerCase(), expiresAt: parsed.expiration }
+  if (delegations.size >= MAX_DELEGATIONS) delegations.delete(delegations.keys().next().value!)
+  delegations.set(key, delegation)
+  return delegation
+}
+
+async function verifyPersonalChain(chain: AuthChain, options: SignedFetchOptions) {
+  const now = (options.now ?? Date.now)()
+  const delegation = await verifiedDelegation(chain, now)
+  if (delegation.expiresAt <= now) throw invalid('the ephemeral key has expired')
+  const last = chain[2]!
+  if (recoverPersonalSigner(last.payload, last.signature ?? '') !== delegation.ephemeral) {
+    throw invalid('the request is not signed by the ephemeral key')
+  }
+}
+
+async function verifyAnyChain(chain: AuthChain, expected: string, options: SignedFetchOptions) {
   const usesContractWallet = chain.some((link) => link.type.includes('EIP_1654'))
   if (usesContractWallet && !options.rpcUrl) {
     throw refuse(
@@ -154,16 +214,7 @@ export async function verifySignedFetch(
   }
   const provider = usesContractWallet && options.rpcUrl ? new ethConnect.HTTPProvider(options.rpcUrl) : null
   const result = await Authenticator.validateSignature(expected, chain, provider, (options.now ?? Date.now)())
-  if (!result.ok) {
-    throw refuse(
-      'invalid_signature',
-      `Invalid signature: ${result.message ?? 'the auth chain does not verify'}`,
-    )
-  }
-  const address = Authenticator.ownerAddress(chain).toLowerCase()
-  if (!/^0x[0-9a-f]{40}$/.test(address))
-    throw refuse('malformed', 'The auth chain does not start with a signer address')
-  return { address, metadata: metadata.value, signature: last.signature ?? '', timestamp }
+  if (!result.ok) throw invalid(result.message ?? 'the auth chain does not verify')
 }
 
 export const isMutating = (method: string) => MUTATING_METHODS.has(method.toUpperCase())

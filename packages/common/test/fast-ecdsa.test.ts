@@ -1,0 +1,79 @@
+import { Authenticator } from '@dcl/crypto'
+import { hashMessage, SigningKey, Wallet } from 'ethers'
+import { describe, expect, it } from 'vitest'
+import { recoverPersonalSigner, signDigest, signedFetchPayload, verifySignedFetch } from '../src/index.js'
+import { createIdentity, signedHeaders } from '../src/testing/index.js'
+
+describe('native secp256k1 helpers', () => {
+  it('recover the same signer as ethers and refuse garbage', async () => {
+    const wallet = Wallet.createRandom()
+    const signature = await wallet.signMessage('hello')
+    expect(recoverPersonalSigner('hello', signature)).toBe(wallet.address.toLowerCase())
+    expect(recoverPersonalSigner('hell0', signature)).not.toBe(wallet.address.toLowerCase())
+    expect(recoverPersonalSigner('hello', '0x1234')).toBeNull()
+    expect(recoverPersonalSigner('hello', `${signature.slice(0, -2)}1f`)).toBeNull()
+  })
+
+  it('sign digests exactly as ethers does', () => {
+    const wallet = Wallet.createRandom()
+    const digest = hashMessage('voucher')
+    expect(signDigest(digest, wallet.privateKey)).toBe(
+      new SigningKey(wallet.privateKey).sign(digest).serialized,
+    )
+  })
+})
+
+describe('the fast path of signed fetch', () => {
+  const request = (headers: Record<string, string>) => ({ method: 'GET', path: '/v1/x', headers })
+  const options = { maxAgeS: 300 }
+
+  it('agrees with @dcl/crypto on valid and tampered chains', async () => {
+    const alice = await createIdentity()
+    const mallory = await createIdentity()
+    const good = signedHeaders(alice, 'GET', '/v1/x')
+    const swapLink = (index: number, from: Record<string, string>) => ({
+      ...good,
+      [`x-identity-auth-chain-${index}`]: from[`x-identity-auth-chain-${index}`]!,
+    })
+    const malloryHeaders = signedHeaders(mallory, 'GET', '/v1/x', {
+      timestamp: Number(good['x-identity-timestamp']),
+    })
+    const cases = [
+      good,
+      swapLink(0, malloryHeaders),
+      swapLink(1, malloryHeaders),
+      swapLink(2, malloryHeaders),
+    ]
+    for (const headers of cases) {
+      const chain = [0, 1, 2].map((i) => JSON.parse(headers[`x-identity-auth-chain-${i}`]!))
+      const payload = signedFetchPayload('GET', '/v1/x', headers['x-identity-timestamp']!, '{}')
+      const library = await Authenticator.validateSignature(payload, chain, null, Date.now())
+      const ours = await verifySignedFetch(request(headers), options).then(
+        () => true,
+        () => false,
+      )
+      expect(ours).toBe(library.ok)
+    }
+  })
+
+  it('refuses a chain whose ephemeral key has expired', async () => {
+    const wallet = Wallet.createRandom()
+    const ephemeral = Wallet.createRandom()
+    const expired = await Authenticator.initializeAuthChain(
+      wallet.address,
+      {
+        address: ephemeral.address,
+        publicKey: ephemeral.signingKey.publicKey,
+        privateKey: ephemeral.privateKey,
+      },
+      -1,
+      (message) => wallet.signMessage(message),
+    )
+    const headers = signedHeaders(
+      { address: wallet.address.toLowerCase(), wallet: wallet as unknown as Wallet, authIdentity: expired },
+      'GET',
+      '/v1/x',
+    )
+    await expect(verifySignedFetch(request(headers), options)).rejects.toThrow(/expired/)
+  })
+})
