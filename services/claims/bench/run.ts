@@ -1,0 +1,298 @@
+/**
+ * pnpm bench: creating claims at 50 concurrent signed clients, against a baseline measured in the same run
+ * (a bare Fastify route doing one INSERT transaction through the same postgres client), both over real HTTP
+ * on loopback against a PostgreSQL database created for the bench; then zero double claims checked in SQL,
+ * and microbenchmarks of what a create costs in signature verification and voucher signing.
+ */
+import { type ChildProcess, fork } from 'node:child_process'
+import { randomBytes, randomUUID } from 'node:crypto'
+import { cpus, loadavg } from 'node:os'
+import { fileURLToPath } from 'node:url'
+import { createSql, migrate, verifySignedFetch } from '@genesis/common'
+import { createIdentity, type Identity, signedHeaders } from '@genesis/common/testing'
+import autocannon from 'autocannon'
+import { keccak256, Wallet } from 'ethers'
+import { createClaim } from '../src/domain/create-claim.js'
+import { migrationsDir } from '../src/paths.js'
+import { claimInterface, createVoucherSigner, VOUCHER_TYPES, voucherDomain } from '../src/voucher/voucher.js'
+
+const CONNECTIONS = 50
+const CLAIMS = Number(process.env.BENCH_CLAIMS ?? 4000)
+const WARMUP = 300
+const BASELINE_REQUESTS = Number(process.env.BENCH_BASELINE ?? 12_000)
+const CORE_CLAIMS = Number(process.env.BENCH_CORE ?? 4000)
+const ADMIN_TOKEN = randomBytes(24).toString('hex')
+const SIGNER_KEY = Wallet.createRandom().privateKey
+const CONTRACT = '0x1111111111111111111111111111111111111111'
+const PATH = '/api/claim-transactions'
+const serverUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
+
+const log = (message: string) => process.stdout.write(`${message}\n`)
+
+async function createBenchDatabase() {
+  const name = `claims_bench_${Date.now().toString(36)}`
+  const admin = createSql(serverUrl, { max: 1 })
+  await admin.unsafe(`create database "${name}"`)
+  const parsed = new URL(serverUrl)
+  parsed.pathname = `/${name}`
+  const url = parsed.toString()
+  return {
+    url,
+    drop: async () => {
+      await admin.unsafe(`drop database if exists "${name}" with (force)`)
+      await admin.end({ timeout: 5 })
+    },
+  }
+}
+
+function serve(
+  mode: 'claims' | 'baseline',
+  databaseUrl: string,
+): Promise<{ child: ChildProcess; url: string }> {
+  const child = fork(fileURLToPath(new URL('./serve.ts', import.meta.url)), [mode], {
+    // BENCH_CPU_PROF=<dir> writes a V8 CPU profile of each server process there
+    execArgv: [
+      '--import',
+      'tsx',
+      ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
+    ],
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      CLAIMS_SIGNER_PRIVATE_KEY: SIGNER_KEY,
+      CLAIMS_ADMIN_TOKEN: ADMIN_TOKEN,
+    },
+  })
+  return new Promise((resolve, reject) => {
+    child.once('message', (message) =>
+      resolve({ child, url: `http://127.0.0.1:${(message as { port: number }).port}` }),
+    )
+    child.once('exit', (code) => reject(new Error(`${mode} server exited with ${code}`)))
+  })
+}
+
+const stop = (child: ChildProcess) =>
+  new Promise<void>((resolve) => {
+    child.once('exit', () => resolve())
+    child.kill('SIGTERM')
+  })
+
+interface SignedCreate {
+  headers: Record<string, string>
+  body: string
+}
+
+/** Grants `count` rewards spread over the clients, through the operator API, one request per 1000. */
+async function grantRewards(
+  url: string,
+  clients: Identity[],
+  count: number,
+): Promise<{ user: Identity; id: string }[]> {
+  const rewards = Array.from({ length: count }, (_, i) => ({
+    user: clients[i % clients.length]!,
+    id: randomUUID(),
+  }))
+  for (let i = 0; i < rewards.length; i += 1000) {
+    const batch = rewards.slice(i, i + 1000).map((r, j) => ({
+      id: r.id,
+      user: r.user.address,
+      chain_id: '137',
+      contract: CONTRACT,
+      item_id: String(i + j),
+    }))
+    const response = await fetch(`${url}/api/rewards`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_TOKEN}` },
+      body: JSON.stringify({ rewards: batch }),
+    })
+    if (response.status !== 201) throw new Error(`grant failed: ${response.status} ${await response.text()}`)
+  }
+  return rewards
+}
+
+/** One signed request per reward, signed ahead so that the clients' signing is not measured. */
+const presign = (rewards: { user: Identity; id: string }[]): SignedCreate[] =>
+  rewards.map((reward) => ({
+    headers: {
+      'content-type': 'application/json',
+      ...signedHeaders(reward.user, 'POST', PATH, { metadata: { nonce: randomUUID() } }),
+    },
+    body: JSON.stringify({ rewards: [reward.id] }),
+  }))
+
+function fire(url: string, path: string, amount: number, next: () => SignedCreate) {
+  return autocannon({
+    url,
+    connections: CONNECTIONS,
+    amount,
+    requests: [
+      {
+        method: 'POST',
+        path,
+        setupRequest: (request) => {
+          const signed = next()
+          return { ...request, headers: signed.headers, body: signed.body }
+        },
+      },
+    ],
+  })
+}
+
+function summarise(name: string, result: autocannon.Result) {
+  const ok = result['2xx']
+  const perSecond = ok / result.duration
+  log(
+    `${name.padEnd(9)} ${ok} × 2xx, ${result.non2xx} non-2xx, ${result.errors} errors in ${result.duration.toFixed(2)} s` +
+      ` → ${perSecond.toFixed(0)} req/s (latency p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms)`,
+  )
+  return { perSecond, ok, non2xx: result.non2xx + result.errors }
+}
+
+function timeEach(iterations: number, task: (i: number) => unknown): number {
+  for (let i = 0; i < Math.min(50, iterations); i++) task(i)
+  const started = performance.now()
+  for (let i = 0; i < iterations; i++) task(i)
+  return (performance.now() - started) / iterations
+}
+
+async function timeEachAsync(iterations: number, task: (i: number) => Promise<unknown>): Promise<number> {
+  for (let i = 0; i < Math.min(20, iterations); i++) await task(i)
+  const started = performance.now()
+  for (let i = 0; i < iterations; i++) await task(i)
+  return (performance.now() - started) / iterations
+}
+
+async function microbenchmarks(clients: Identity[]) {
+  const signed = Array.from({ length: 200 }, (_, i) =>
+    signedHeaders(clients[i % clients.length]!, 'POST', PATH, { metadata: { nonce: randomUUID() } }),
+  )
+  const verify = await timeEachAsync(400, (i) =>
+    verifySignedFetch({ method: 'POST', path: PATH, headers: signed[i % signed.length]! }, { maxAgeS: 300 }),
+  )
+  const signer = createVoucherSigner(SIGNER_KEY)
+  const request = (i: number) => ({
+    claimId: randomUUID(),
+    beneficiary: clients[0]!.address,
+    itemIds: [String(i)],
+    expiresAt: 1_900_000_000,
+    chainId: '137',
+    contract: CONTRACT,
+  })
+  const voucher = timeEach(2000, (i) => signer.sign(request(i)))
+  const wallet = new Wallet(SIGNER_KEY)
+  const naive = await timeEachAsync(500, async (i) => {
+    const r = request(i)
+    const v = {
+      claimId: `0x${'0'.repeat(32)}${r.claimId.replaceAll('-', '')}`,
+      beneficiary: r.beneficiary,
+      itemIds: r.itemIds,
+      expiresAt: r.expiresAt,
+    }
+    const signature = await wallet.signTypedData(voucherDomain(r.chainId, r.contract), VOUCHER_TYPES, v)
+    return keccak256(claimInterface.encodeFunctionData('claim', [v, signature]))
+  })
+  return { verify, voucher, naive }
+}
+
+/**
+ * The create itself (transaction, locks, voucher) without HTTP and signed fetch: `CONNECTIONS` workers
+ * calling createClaim in this process, to show where a request's time goes.
+ */
+async function measureCore(databaseUrl: string, rewards: { user: Identity; id: string }[]) {
+  const sql = createSql(databaseUrl)
+  const context = { sql, signer: createVoucherSigner(SIGNER_KEY), ttlS: 3600 }
+  let next = 0
+  const started = performance.now()
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async () => {
+      for (let reward = rewards[next++]; reward; reward = rewards[next++]) {
+        await createClaim(context, { user: reward.user.address, rewardIds: [reward.id] })
+      }
+    }),
+  )
+  const seconds = (performance.now() - started) / 1000
+  await sql.end({ timeout: 5 })
+  const perSecond = rewards.length / seconds
+  log(
+    `core      ${rewards.length} createClaim() in ${seconds.toFixed(2)} s → ${perSecond.toFixed(0)} claims/s (in-process: no HTTP, no signed fetch)`,
+  )
+  return perSecond
+}
+
+async function main() {
+  log(
+    `claims bench: ${CONNECTIONS} connections, ${CLAIMS} creates, Node ${process.version}, ` +
+      `${cpus().length} × ${cpus()[0]?.model}, load average ${loadavg()[0]!.toFixed(1)} before start`,
+  )
+  const db = await createBenchDatabase()
+  const sql = createSql(db.url, { max: 2 })
+  const children: ChildProcess[] = []
+  try {
+    await migrate(sql, migrationsDir)
+    await sql`create table bench_baseline (id uuid primary key, body jsonb not null, created_at timestamptz not null default now())`
+
+    const claims = await serve('claims', db.url)
+    children.push(claims.child)
+    const clients = await Promise.all(Array.from({ length: CONNECTIONS }, () => createIdentity()))
+    const rewards = await grantRewards(claims.url, clients, WARMUP + CLAIMS + CORE_CLAIMS)
+    const coreRewards = rewards.splice(WARMUP + CLAIMS)
+    const pool = presign(rewards)
+    let taken = 0
+    const nextCreate = () => {
+      const signed = pool[taken++]
+      if (!signed) throw new Error('the pool of pre-signed creates ran out')
+      return signed
+    }
+
+    const baseline = await serve('baseline', db.url)
+    children.push(baseline.child)
+    const baselineBody = () => ({
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ rewards: [randomUUID()] }),
+    })
+
+    // warm both (JIT, pools), then measure
+    await fire(claims.url, PATH, WARMUP, nextCreate)
+    await fire(baseline.url, '/baseline', WARMUP, baselineBody)
+    const service = summarise('claims', await fire(claims.url, PATH, CLAIMS, nextCreate))
+    const bare = summarise('baseline', await fire(baseline.url, '/baseline', BASELINE_REQUESTS, baselineBody))
+    const ratio = service.perSecond / bare.perSecond
+    log(`ratio     ${ratio.toFixed(2)} (target ≥ 0.5)`)
+    await Promise.all(children.map(stop))
+    children.length = 0
+    const core = await measureCore(db.url, coreRewards)
+    log(`          core / baseline ${(core / bare.perSecond).toFixed(2)}`)
+
+    const [doubles] = await sql<{ n: number }[]>`
+      select count(*)::int as n from (
+        select reward from claim_transactions, unnest(rewards) as reward group by reward having count(*) > 1
+      ) as d`
+    const [stored] = await sql<{ claims: number; pointed: number }[]>`
+      select (select count(*)::int from claim_transactions) as claims,
+        (select count(*)::int from rewards where claim_transaction_id is not null) as pointed`
+    log(
+      `integrity ${doubles!.n} rewards in more than one claim; ${stored!.claims} claims stored for ` +
+        `${service.ok + WARMUP} × 201 (warm-up included) + ${coreRewards.length} core creates; ` +
+        `${stored!.pointed} rewards point at a claim`,
+    )
+    log(`load average ${loadavg()[0]!.toFixed(1)} after the HTTP runs`)
+    const micro = await microbenchmarks(clients)
+    const budget = 1000 / service.perSecond
+    log(`per request: signed-fetch verification ${micro.verify.toFixed(3)} ms (ADR-44 chain, 2 ecrecover)`)
+    log(
+      `per request: voucher signing + calldata + keccak256 ${micro.voucher.toFixed(3)} ms (naive Wallet.signTypedData path: ${micro.naive.toFixed(3)} ms)`,
+    )
+    log(
+      `           = ${(((micro.verify + micro.voucher) / budget) * 100).toFixed(0)}% of the ${budget.toFixed(2)} ms` +
+        ' of wall time per create at the measured rate',
+    )
+    const expected = service.ok + WARMUP + coreRewards.length
+    if (doubles!.n !== 0 || service.non2xx !== 0 || stored!.claims !== expected) process.exitCode = 1
+  } finally {
+    await Promise.all(children.map(stop))
+    await sql.end({ timeout: 5 })
+    await db.drop()
+  }
+}
+
+await main()

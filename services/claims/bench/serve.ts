@@ -1,0 +1,48 @@
+/**
+ * A bench child process: `claims` (the real service app) or `baseline` (a bare Fastify route doing one
+ * INSERT transaction), both on the same `postgres` client settings, listening on an ephemeral loopback port.
+ * It reports the port to the parent over IPC. Each runs in its own process so that neither shares an
+ * event loop with autocannon.
+ */
+import { randomUUID } from 'node:crypto'
+import { createSql } from '@genesis/common'
+import Fastify from 'fastify'
+import { buildApp } from '../src/app.js'
+import { createVoucherSigner } from '../src/voucher/voucher.js'
+
+const mode = process.argv[2]
+const url = process.env.DATABASE_URL
+if (!url || !process.send) throw new Error('serve.ts runs as a child of bench/run.ts with DATABASE_URL set')
+const sql = createSql(url)
+
+async function claimsApp() {
+  return buildApp({
+    sql,
+    signer: createVoucherSigner(process.env.CLAIMS_SIGNER_PRIVATE_KEY!),
+    adminToken: process.env.CLAIMS_ADMIN_TOKEN,
+    claimTtlS: 3600,
+    kit: { logger: false, rateLimitMax: 0 },
+  })
+}
+
+async function baselineApp() {
+  const app = Fastify({ logger: false })
+  app.post('/baseline', async (request, reply) => {
+    const [row] = await sql.begin(
+      (tx) =>
+        tx`insert into bench_baseline (id, body) values (${randomUUID()}, ${JSON.stringify(request.body)}) returning id`,
+    )
+    return reply.code(201).send({ ok: true, data: row })
+  })
+  return app
+}
+
+const app = mode === 'claims' ? await claimsApp() : await baselineApp()
+await app.listen({ port: 0, host: '127.0.0.1' })
+const address = app.server.address()
+process.send({ port: typeof address === 'object' && address ? address.port : 0 })
+process.on('SIGTERM', async () => {
+  await app.close()
+  await sql.end({ timeout: 5 })
+  process.exit(0)
+})

@@ -1,0 +1,72 @@
+import { createHash, timingSafeEqual } from 'node:crypto'
+import { ForbiddenError, UnauthorizedError } from '@genesis/common'
+import type { FastifyRequest } from 'fastify'
+import type { Actor } from '../domain/transitions.js'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Who is calling, set by the route's authenticate hook. */
+    actor: Actor | null
+  }
+}
+
+const digest = (value: string) => createHash('sha256').update(value).digest()
+
+/** Constant-time comparison (of digests, so that lengths leak nothing either). */
+export const adminTokenMatches = (expected: string, presented: string) =>
+  timingSafeEqual(digest(expected), digest(presented))
+
+export interface CallerPolicy {
+  /** The operator, with `Authorization: Bearer <CLAIMS_ADMIN_TOKEN>`. */
+  admin: boolean
+  /** A user, by signed fetch (verified by the kit before this hook runs). */
+  user: boolean
+}
+
+const BEARER = /^Bearer\s+(\S+)\s*$/i
+
+/**
+ * A route onRequest hook (so it runs before the body is read): resolves the caller from the admin bearer
+ * token or the signed-fetch signer. An Authorization header on an admin route must be right, never
+ * silently ignored.
+ */
+export function authenticate(policy: CallerPolicy, adminToken: string | undefined) {
+  return async (request: FastifyRequest) => {
+    const authorization = request.headers.authorization
+    if (policy.admin && authorization !== undefined) {
+      const token = BEARER.exec(authorization)?.[1]
+      if (token === undefined) {
+        throw new UnauthorizedError('Authorization must be "Bearer <token>"', {
+          data: { reason: 'malformed' },
+        })
+      }
+      if (!adminToken) {
+        throw new UnauthorizedError('Admin calls are disabled: CLAIMS_ADMIN_TOKEN is not configured', {
+          data: { reason: 'admin_disabled' },
+        })
+      }
+      if (!adminTokenMatches(adminToken, token)) {
+        throw new UnauthorizedError('Invalid admin token', { data: { reason: 'invalid_token' } })
+      }
+      request.actor = { kind: 'admin' }
+      return
+    }
+    if (request.signer) {
+      if (!policy.user) throw new ForbiddenError('Only the operator (admin bearer token) may call this route')
+      request.actor = { kind: 'user', address: request.signer }
+      return
+    }
+    throw new UnauthorizedError(
+      policy.user
+        ? 'Missing authentication: sign the request (signed fetch) or send the admin bearer token'
+        : 'Missing authentication: send Authorization: Bearer <CLAIMS_ADMIN_TOKEN>',
+      { data: { reason: 'missing' } },
+    )
+  }
+}
+
+/** The actor of a request that went through authenticate(). */
+export const actorOf = (request: FastifyRequest): Actor => {
+  if (!request.actor) throw new UnauthorizedError('Missing authentication', { data: { reason: 'missing' } })
+  return request.actor
+}

@@ -1,0 +1,65 @@
+import { baseConfigSchema, ConfigError, loadConfig } from '@genesis/common'
+import { type Static, Type } from '@sinclair/typebox'
+import { CHAIN_IDS } from './schemas/primitives.js'
+
+export const claimsConfigSchema = Type.Composite([
+  baseConfigSchema({ service: 'claims', port: 3001 }),
+  Type.Object({
+    CLAIMS_ADMIN_TOKEN: Type.Optional(
+      Type.String({ minLength: 16, description: 'Bearer token of admin calls; unset = admin calls are 401' }),
+    ),
+    CLAIMS_SIGNER_PRIVATE_KEY: Type.Optional(
+      Type.String({
+        pattern: '^(0x)?[0-9a-fA-F]{64}$',
+        description: 'Voucher signing key; unset = kept in DATA_DIR',
+      }),
+    ),
+    CLAIM_TTL_S: Type.Integer({ minimum: 10, maximum: 30 * 86_400, default: 3600 }),
+    RECONCILE_INTERVAL_MS: Type.Integer({ minimum: 100, default: 15_000 }),
+    /** A pending claim with no receipt this long after its expiry can no longer succeed: failed. */
+    RECONCILE_GRACE_S: Type.Integer({ minimum: 0, default: 600 }),
+    SWEEP_INTERVAL_MS: Type.Integer({ minimum: 100, default: 60_000 }),
+  }),
+])
+
+export type ClaimsConfig = Static<typeof claimsConfigSchema> & {
+  /** RPC_URL_<chain_id> → URL, for the reconciler. */
+  rpcUrls: Map<string, string>
+}
+
+const RPC_PREFIX = 'RPC_URL_'
+
+/** RPC_URL_<chain_id> variables: the chain must be one of the spec's, the URL http(s) or ws(s). */
+export function parseRpcUrls(env: NodeJS.ProcessEnv): Map<string, string> {
+  const urls = new Map<string, string>()
+  const problems: string[] = []
+  for (const [name, value] of Object.entries(env)) {
+    if (!name.startsWith(RPC_PREFIX) || !value) continue
+    const chainId = name.slice(RPC_PREFIX.length)
+    if (!(CHAIN_IDS as readonly string[]).includes(chainId)) {
+      problems.push(`${name}: chain ${JSON.stringify(chainId)} is not one of ${CHAIN_IDS.join(', ')}`)
+    } else if (!/^https?:\/\/\S+$/.test(value)) {
+      problems.push(`${name}: must be an http(s) URL (got ${JSON.stringify(value)})`)
+    } else urls.set(chainId, value)
+  }
+  if (problems.length > 0) throw new ConfigError(problems)
+  return urls
+}
+
+/** Reads and checks the environment once; every problem of both parts is listed in one ConfigError. */
+export function loadClaimsConfig(env: NodeJS.ProcessEnv = process.env): ClaimsConfig {
+  const problems: string[] = []
+  const attempt = <T>(read: () => T): T | undefined => {
+    try {
+      return read()
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error
+      problems.push(...error.problems)
+      return undefined
+    }
+  }
+  const base = attempt(() => loadConfig(claimsConfigSchema, env))
+  const rpcUrls = attempt(() => parseRpcUrls(env))
+  if (!base || !rpcUrls) throw new ConfigError(problems)
+  return { ...base, rpcUrls }
+}

@@ -1,0 +1,62 @@
+import { randomUUID } from 'node:crypto'
+import { BadRequestError, ConflictError, type Sql } from '@genesis/common'
+import { findRewards, insertRewards, type NewReward, type RewardRow } from '../db/rewards.js'
+import { type RewardGrant, UINT256_MAX } from '../schemas/index.js'
+
+/**
+ * POST /api/rewards: all or nothing. A grant with a client-chosen id that already exists with the same
+ * content is a no-op (safe retry); with different content it is a 409 and nothing is granted.
+ */
+export async function grantRewards(sql: Sql, grants: RewardGrant[]): Promise<RewardRow[]> {
+  const rewards = grants.map(toNewReward)
+  refuseInvalid(rewards)
+  return sql.begin(async (tx) => {
+    const inserted = await insertRewards(tx, rewards)
+    const rows = await findRewards(
+      tx,
+      rewards.map((reward) => reward.id),
+    )
+    const byId = new Map(rows.map((row) => [row.id, row]))
+    const conflicting = rewards.filter(
+      (reward) => !inserted.has(reward.id) && !sameGrant(byId.get(reward.id)!, reward),
+    )
+    if (conflicting.length > 0) {
+      throw new ConflictError(
+        `Reward ids already granted with different content: ${conflicting.map((r) => r.id).join(', ')}`,
+        { code: 'reward_id_conflict', data: { rewards: conflicting.map((reward) => reward.id) } },
+      )
+    }
+    return rewards.map((reward) => byId.get(reward.id)!)
+  })
+}
+
+const toNewReward = (grant: RewardGrant): NewReward => ({
+  id: (grant.id ?? randomUUID()).toLowerCase(),
+  user: grant.user.toLowerCase(),
+  chainId: grant.chain_id,
+  contract: grant.contract.toLowerCase(),
+  // canonical decimal: no leading zeros, so that a retry compares equal
+  itemId: BigInt(grant.item_id).toString(),
+  campaign: grant.campaign ?? null,
+})
+
+function refuseInvalid(rewards: NewReward[]) {
+  const errors: { path: string; message: string }[] = []
+  const seen = new Set<string>()
+  rewards.forEach((reward, i) => {
+    if (BigInt(reward.itemId) > UINT256_MAX)
+      errors.push({ path: `body.rewards.${i}.item_id`, message: 'exceeds uint256' })
+    if (seen.has(reward.id)) errors.push({ path: `body.rewards.${i}.id`, message: `repeats ${reward.id}` })
+    seen.add(reward.id)
+  })
+  if (errors.length > 0) {
+    throw new BadRequestError(errors.map((e) => `${e.path} ${e.message}`).join('; '), { data: { errors } })
+  }
+}
+
+const sameGrant = (row: RewardRow, reward: NewReward) =>
+  row.user === reward.user &&
+  row.chain_id === reward.chainId &&
+  row.contract === reward.contract &&
+  row.item_id === reward.itemId &&
+  row.campaign === reward.campaign

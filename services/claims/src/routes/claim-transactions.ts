@@ -1,0 +1,144 @@
+import {
+  type App,
+  Envelope,
+  ErrorEnvelope,
+  NotFoundError,
+  offsetOf,
+  ok,
+  PagedEnvelope,
+  paged,
+  type Sql,
+} from '@genesis/common'
+import { actorOf, authenticate } from '../auth/caller.js'
+import { findClaim, listClaims, toClaimTransaction } from '../db/claim-transactions.js'
+import { createClaim } from '../domain/create-claim.js'
+import { changeClaim } from '../domain/transitions.js'
+import {
+  ClaimParams,
+  ClaimTransaction,
+  CreateClaimBody,
+  IdempotencyHeaders,
+  ListClaimsQuery,
+  PatchClaimBody,
+} from '../schemas/index.js'
+import type { VoucherSigner } from '../voucher/voucher.js'
+import { subjectOf } from './subject.js'
+
+export interface ClaimRoutesOptions {
+  sql: Sql
+  signer: VoucherSigner
+  claimTtlS: number
+  adminToken: string | undefined
+}
+
+const tags = ['claim-transactions']
+const errors = { '4xx': ErrorEnvelope, '5xx': ErrorEnvelope }
+
+export async function claimTransactionRoutes(app: App, options: ClaimRoutesOptions) {
+  const { sql } = options
+  const readers = authenticate({ admin: true, user: true }, options.adminToken)
+
+  app.post(
+    '/claim-transactions',
+    {
+      config: { auth: 'signed' },
+      schema: {
+        tags,
+        summary: 'Create a claim transaction for some of your rewards',
+        description:
+          'Signed fetch. 1 to 100 distinct reward ids of the caller, same chain and contract, none in a live ' +
+          'claim. Answers 201 with the claim: calldata of claim(voucher, signature) signed by the service. ' +
+          'With Idempotency-Key, a retry with the same body answers 201 with the same claim ' +
+          '(header idempotent-replayed: true); with another body, 409 idempotency_key_reused.',
+        headers: IdempotencyHeaders,
+        body: CreateClaimBody,
+        response: { 201: Envelope(ClaimTransaction), ...errors },
+      },
+    },
+    async (request, reply) => {
+      const { claim, replayed } = await createClaim(
+        { sql, signer: options.signer, ttlS: options.claimTtlS },
+        {
+          user: request.signer!,
+          rewardIds: request.body.rewards,
+          idempotencyKey: request.headers['idempotency-key'],
+        },
+      )
+      if (replayed) reply.header('idempotent-replayed', 'true')
+      return reply.code(201).send(ok(toClaimTransaction(claim)))
+    },
+  )
+
+  app.get(
+    '/claim-transactions',
+    {
+      config: { auth: 'optional' },
+      onRequest: readers,
+      schema: {
+        tags,
+        summary: "The caller's claims, newest first",
+        description: 'Signed fetch (your own), or the admin bearer token with ?user=0x….',
+        querystring: ListClaimsQuery,
+        response: { 200: PagedEnvelope(ClaimTransaction), ...errors },
+      },
+    },
+    async (request) => {
+      const user = subjectOf(actorOf(request), request.query.user)
+      const { rows, total } = await listClaims(sql, user, {
+        limit: request.query.limit,
+        offset: offsetOf(request.query),
+      })
+      return paged(rows.map(toClaimTransaction), {
+        page: request.query.page,
+        limit: request.query.limit,
+        total,
+      })
+    },
+  )
+
+  app.get(
+    '/claim-transactions/:id',
+    {
+      config: { auth: 'optional' },
+      onRequest: readers,
+      schema: {
+        tags,
+        summary: 'One claim transaction (its owner, or the operator)',
+        params: ClaimParams,
+        response: { 200: Envelope(ClaimTransaction), ...errors },
+      },
+    },
+    async (request) => {
+      const actor = actorOf(request)
+      const claim = await findClaim(sql, request.params.id)
+      // somebody else's claim reads as missing, so that its existence does not leak
+      if (!claim || (actor.kind === 'user' && claim.user !== actor.address)) {
+        throw new NotFoundError(`Claim transaction ${request.params.id} not found`)
+      }
+      return ok(toClaimTransaction(claim))
+    },
+  )
+
+  app.patch(
+    '/claim-transactions/:id',
+    {
+      config: { auth: 'optional' },
+      onRequest: readers,
+      schema: {
+        tags,
+        summary: 'Report the transaction hash (owner) or settle the claim (operator)',
+        description:
+          'Owner (signed fetch): { transaction_hash } moves a claimed claim to pending (or replaces the hash of ' +
+          'a pending one). Operator (admin bearer token): { status: successful | failed }. Moves out of ' +
+          'successful or failed, and out of an expired claim, are 409 invalid_transition.',
+        params: ClaimParams,
+        body: PatchClaimBody,
+        response: { 200: Envelope(ClaimTransaction), ...errors },
+      },
+    },
+    async (request) => {
+      const claim = await changeClaim(sql, request.params.id, actorOf(request), request.body)
+      return ok(toClaimTransaction(claim))
+    },
+  )
+}

@@ -1,0 +1,73 @@
+import {
+  type App,
+  Envelope,
+  ErrorEnvelope,
+  offsetOf,
+  ok,
+  PagedEnvelope,
+  paged,
+  type Sql,
+} from '@genesis/common'
+import { Type } from '@sinclair/typebox'
+import { actorOf, authenticate } from '../auth/caller.js'
+import { listRewards, toReward } from '../db/rewards.js'
+import { grantRewards } from '../domain/grant-rewards.js'
+import { GrantRewardsBody, ListRewardsQuery, Reward } from '../schemas/index.js'
+import { subjectOf } from './subject.js'
+
+export interface RewardRoutesOptions {
+  sql: Sql
+  adminToken: string | undefined
+}
+
+const tags = ['rewards']
+const errors = { '4xx': ErrorEnvelope, '5xx': ErrorEnvelope }
+
+export async function rewardRoutes(app: App, options: RewardRoutesOptions) {
+  const { sql } = options
+
+  app.get(
+    '/rewards',
+    {
+      config: { auth: 'optional' },
+      onRequest: authenticate({ admin: true, user: true }, options.adminToken),
+      schema: {
+        tags,
+        summary: "The caller's rewards, newest first, each with claimable and its live claim",
+        description: 'Signed fetch (your own), or the admin bearer token with ?user=0x….',
+        querystring: ListRewardsQuery,
+        response: { 200: PagedEnvelope(Reward), ...errors },
+      },
+    },
+    async (request) => {
+      const user = subjectOf(actorOf(request), request.query.user)
+      const { rows, total } = await listRewards(sql, user, {
+        limit: request.query.limit,
+        offset: offsetOf(request.query),
+      })
+      return paged(rows.map(toReward), { page: request.query.page, limit: request.query.limit, total })
+    },
+  )
+
+  app.post(
+    '/rewards',
+    {
+      // optional: a signed caller who is not the operator gets 403 rather than 401
+      config: { auth: 'optional' },
+      onRequest: authenticate({ admin: true, user: false }, options.adminToken),
+      schema: {
+        tags,
+        summary: 'Grant rewards (operator)',
+        description:
+          'Authorization: Bearer <CLAIMS_ADMIN_TOKEN>. All or nothing. A client-chosen id makes the grant ' +
+          'idempotent: the same id with the same content again is a no-op, with other content 409 reward_id_conflict.',
+        body: GrantRewardsBody,
+        response: { 201: Envelope(Type.Array(Reward)), ...errors },
+      },
+    },
+    async (request, reply) => {
+      const rows = await grantRewards(sql, request.body.rewards)
+      return reply.code(201).send(ok(rows.map(toReward)))
+    },
+  )
+}

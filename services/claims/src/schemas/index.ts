@@ -1,0 +1,3 @@
+export * from './claim-transaction.js'
+export * from './primitives.js'
+export * from './reward.js'

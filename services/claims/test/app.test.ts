@@ -1,0 +1,39 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { setUp, type TestContext } from './helpers.js'
+
+let t: TestContext
+beforeAll(async () => {
+  t = await setUp()
+})
+afterAll(async () => t.close())
+
+describe('the app', () => {
+  it('documents every route in /openapi.json, generated from the schemas', async () => {
+    const response = await t.app.inject({ method: 'GET', url: '/openapi.json' })
+    expect(response.statusCode).toBe(200)
+    const paths = response.json().paths
+    expect(Object.keys(paths)).toEqual(
+      expect.arrayContaining([
+        '/api/claim-transactions',
+        '/api/claim-transactions/{id}',
+        '/api/rewards',
+        '/api/signer',
+      ]),
+    )
+    expect(paths['/api/claim-transactions'].post.responses['201']).toBeDefined()
+    expect(paths['/api/claim-transactions/{id}'].patch).toBeDefined()
+  })
+
+  it('answers unknown routes with a 404 envelope, and CORS preflights for PATCH', async () => {
+    const missing = await t.app.inject({ method: 'GET', url: '/api/nothing' })
+    expect(missing.statusCode).toBe(404)
+    expect(missing.json()).toMatchObject({ ok: false, code: 'not_found' })
+    const preflight = await t.app.inject({
+      method: 'OPTIONS',
+      url: '/api/claim-transactions/1',
+      headers: { origin: 'https://wallet.example', 'access-control-request-method': 'PATCH' },
+    })
+    expect(preflight.statusCode).toBe(204)
+    expect(preflight.headers['access-control-allow-methods']).toMatch(/PATCH/)
+  })
+})

@@ -1,0 +1,196 @@
+import { randomUUID } from 'node:crypto'
+import { createIdentity, type Identity, signedHeaders } from '@genesis/common/testing'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { CONTRACT, grant, grantMany, setUp, type TestContext } from './helpers.js'
+
+let t: TestContext
+let baseUrl: string
+
+beforeAll(async () => {
+  t = await setUp()
+  baseUrl = await t.app.listen({ port: 0, host: '127.0.0.1' })
+})
+afterAll(async () => t.close())
+
+interface Answer {
+  status: number
+  body: { ok: boolean; code?: string; data?: { id?: string } & Record<string, unknown> }
+  headers: Headers
+}
+
+/**
+ * A real HTTP create, signed just before sending. Signatures are deterministic, so two requests signed in
+ * the same millisecond would be one signature, the second refused as a replay: a nonce in the metadata
+ * keeps concurrent requests distinct, as a client firing them in parallel must do.
+ */
+async function post(who: Identity, rewards: string[], headers: Record<string, string> = {}): Promise<Answer> {
+  const path = '/api/claim-transactions'
+  const response = await fetch(`${baseUrl}${path}`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      ...signedHeaders(who, 'POST', path, { metadata: { nonce: randomUUID() } }),
+      ...headers,
+    },
+    body: JSON.stringify({ rewards }),
+  })
+  return {
+    status: response.status,
+    body: (await response.json()) as Answer['body'],
+    headers: response.headers,
+  }
+}
+
+const counts = (answers: Answer[]) => {
+  const byStatus: Record<string, number> = {}
+  for (const a of answers)
+    byStatus[`${a.status} ${a.body.code ?? ''}`.trim()] =
+      (byStatus[`${a.status} ${a.body.code ?? ''}`.trim()] ?? 0) + 1
+  return byStatus
+}
+
+describe('concurrent creates against the real PostgreSQL', () => {
+  it('30 concurrent creates for one reward: exactly one 201, 29 × 400 reward_already_claimed', async () => {
+    const alice = await createIdentity()
+    const [reward] = await grantMany(t.app, alice.address, 1)
+    const answers = await Promise.all(Array.from({ length: 30 }, () => post(alice, [reward!.id])))
+    expect(counts(answers)).toEqual({ '201': 1, '400 reward_already_claimed': 29 })
+
+    const rows = await t.db.sql`select id from claim_transactions where ${reward!.id}::uuid = any(rewards)`
+    expect(rows).toHaveLength(1)
+    const winner = answers.find((a) => a.status === 201)!
+    expect(rows[0]!.id).toBe(winner.body.data!.id)
+    const [stored] = await t.db.sql`select claim_transaction_id from rewards where id = ${reward!.id}`
+    expect(stored!.claim_transaction_id).toBe(winner.body.data!.id)
+  })
+
+  it('30 concurrent creates for 30 different rewards of one user: 30 × 201', async () => {
+    const bob = await createIdentity()
+    const rewards = await grantMany(t.app, bob.address, 30)
+    const answers = await Promise.all(rewards.map((reward) => post(bob, [reward.id])))
+    expect(counts(answers)).toEqual({ '201': 30 })
+    const [row] = await t.db
+      .sql`select count(*)::int as n from claim_transactions where "user" = ${bob.address}`
+    expect(row!.n).toBe(30)
+  })
+
+  it('overlapping sets in opposite orders never deadlock: each reward ends in exactly one claim', async () => {
+    const carol = await createIdentity()
+    const rewards = await grantMany(t.app, carol.address, 6)
+    const ids = rewards.map((r) => r.id)
+    const sets = Array.from({ length: 20 }, (_, i) => {
+      const slice = [ids[i % 6]!, ids[(i + 1) % 6]!, ids[(i + 3) % 6]!]
+      return i % 2 === 0 ? slice : slice.reverse()
+    })
+    const answers = await Promise.all(sets.map((set) => post(carol, set)))
+    for (const a of answers) expect([201, 400]).toContain(a.status)
+    const taken = await t.db.sql<{ reward: string; claims: number }[]>`
+      select reward, count(*)::int as claims
+      from claim_transactions, unnest(rewards) as reward
+      where "user" = ${carol.address} group by reward`
+    for (const row of taken) expect(row.claims).toBe(1)
+    expect(answers.filter((a) => a.status === 201).length).toBeGreaterThanOrEqual(1)
+  })
+})
+
+describe('Idempotency-Key', () => {
+  it('a retry with the same key and body answers 201 with the same claim; another body is 409', async () => {
+    const dave = await createIdentity()
+    const [a, b] = await grantMany(t.app, dave.address, 2)
+    const key = randomUUID()
+    const first = await post(dave, [a!.id], { 'idempotency-key': key })
+    expect(first.status).toBe(201)
+    expect(first.headers.get('idempotent-replayed')).toBeNull()
+
+    const retry = await post(dave, [a!.id], { 'idempotency-key': key })
+    expect(retry.status).toBe(201)
+    expect(retry.headers.get('idempotent-replayed')).toBe('true')
+    expect(retry.body).toEqual(first.body)
+
+    const other = await post(dave, [b!.id], { 'idempotency-key': key })
+    expect(other.status).toBe(409)
+    expect(other.body).toMatchObject({ ok: false, code: 'idempotency_key_reused' })
+
+    // keys are per user: another user may use the same key
+    const erin = await createIdentity()
+    const [e] = await grantMany(t.app, erin.address, 1)
+    expect((await post(erin, [e!.id], { 'idempotency-key': key })).status).toBe(201)
+  })
+
+  it('10 concurrent retries with one key create one claim and all answer it', async () => {
+    const frank = await createIdentity()
+    const [reward] = await grantMany(t.app, frank.address, 1)
+    const key = randomUUID()
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => post(frank, [reward!.id], { 'idempotency-key': key })),
+    )
+    expect(counts(answers)).toEqual({ '201': 10 })
+    expect(new Set(answers.map((a) => a.body.data!.id)).size).toBe(1)
+    const [row] = await t.db
+      .sql`select count(*)::int as n from claim_transactions where "user" = ${frank.address}`
+    expect(row!.n).toBe(1)
+  })
+
+  it('a failed create does not keep the key: the retry runs again', async () => {
+    const gina = await createIdentity()
+    const key = randomUUID()
+    const missing = randomUUID()
+    expect((await post(gina, [missing], { 'idempotency-key': key })).body.code).toBe('reward_not_found')
+    await grant(t.app, gina.address, [{ id: missing }])
+    expect((await post(gina, [missing], { 'idempotency-key': key })).status).toBe(201)
+  })
+})
+
+describe('integrity', () => {
+  it('an error in the middle of a create leaves nothing behind', async () => {
+    const hank = await createIdentity()
+    // the mixed check fails after the idempotency key is written and the rewards are locked
+    const rewards = await grant(t.app, hank.address, [
+      { contract: CONTRACT },
+      { contract: '0x3333333333333333333333333333333333333333' },
+    ])
+    const answer = await post(
+      hank,
+      rewards.map((r) => r.id),
+      { 'idempotency-key': 'mid-create' },
+    )
+    expect(answer.status).toBe(400)
+    expect(answer.body.code).toBe('mixed_rewards')
+
+    const [claims] = await t.db
+      .sql`select count(*)::int as n from claim_transactions where "user" = ${hank.address}`
+    const [keys] = await t.db
+      .sql`select count(*)::int as n from idempotency_keys where "user" = ${hank.address}`
+    const [pointed] = await t.db.sql`
+      select count(*)::int as n from rewards where "user" = ${hank.address} and claim_transaction_id is not null`
+    expect([claims!.n, keys!.n, pointed!.n]).toEqual([0, 0, 0])
+    // and the locks are gone: the rewards can be claimed one by one
+    expect((await post(hank, [rewards[0]!.id])).status).toBe(201)
+  })
+
+  it('the database itself refuses to move a reward out of a live claim', async () => {
+    const ivan = await createIdentity()
+    const [reward] = await grantMany(t.app, ivan.address, 1)
+    const created = await post(ivan, [reward!.id])
+    expect(created.status).toBe(201)
+    const claimId = String(created.body.data!.id)
+    const stolen = randomUUID()
+    const attempt = t.db.sql.begin(async (tx) => {
+      await tx`
+        insert into claim_transactions
+          (id, "user", chain_id, contract, transaction_payload, transaction_payload_hash, rewards, expires_at)
+        values (${stolen}, ${ivan.address}, '137', ${CONTRACT}, '0x00', ${`0x${'0'.repeat(64)}`},
+          ${[reward!.id]}::uuid[], now() + interval '1 hour')`
+      await tx`update rewards set claim_transaction_id = ${stolen} where id = ${reward!.id}`
+    })
+    await expect(attempt).rejects.toMatchObject({ code: 'GN001' })
+    const [stored] = await t.db.sql`select claim_transaction_id from rewards where id = ${reward!.id}`
+    expect(stored!.claim_transaction_id).toBe(claimId)
+
+    // and refuses to bring a settled claim back
+    await t.db.sql`update claim_transactions set status = 'failed' where id = ${claimId}`
+    await expect(
+      t.db.sql`update claim_transactions set status = 'claimed' where id = ${claimId}`,
+    ).rejects.toMatchObject({ code: 'GN002' })
+  })
+})

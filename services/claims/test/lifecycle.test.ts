@@ -1,0 +1,222 @@
+import { randomBytes } from 'node:crypto'
+import { createIdentity, type Identity, signedInject } from '@genesis/common/testing'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { sweep } from '../src/lifecycle/sweeper.js'
+import { admin, claimOf, createClaim, expire, grantMany, setUp, type TestContext } from './helpers.js'
+
+let t: TestContext
+let alice: Identity
+let bob: Identity
+
+beforeAll(async () => {
+  t = await setUp()
+  alice = await createIdentity()
+  bob = await createIdentity()
+})
+afterAll(async () => t.close())
+
+const txHash = () => `0x${randomBytes(32).toString('hex')}`
+
+async function newClaim(who: Identity = alice) {
+  const [reward] = await grantMany(t.app, who.address, 1)
+  return { claim: claimOf((await createClaim(t.app, who, [reward!.id])).body), rewardId: reward!.id }
+}
+
+const ownerPatch = (who: Identity, id: string, payload: unknown) =>
+  signedInject(t.app, who, {
+    method: 'PATCH',
+    url: `/api/claim-transactions/${id}`,
+    payload: payload as object,
+  })
+const adminPatch = (id: string, payload: unknown) =>
+  t.app.inject({
+    method: 'PATCH',
+    url: `/api/claim-transactions/${id}`,
+    headers: admin,
+    payload: payload as object,
+  })
+const read = async (who: Identity, id: string) =>
+  (await signedInject(t.app, who, { method: 'GET', url: `/api/claim-transactions/${id}` })).json().data
+
+describe('status lifecycle', () => {
+  it('owner reports a transaction hash: claimed → pending; operator settles: → successful', async () => {
+    const { claim, rewardId } = await newClaim()
+    const hash = txHash()
+    const pending = await ownerPatch(alice, claim.id, {
+      transaction_hash: hash.toUpperCase().replace('0X', '0x'),
+    })
+    expect(pending.statusCode).toBe(200)
+    expect(pending.json().data).toMatchObject({ id: claim.id, status: 'pending', transaction_hash: hash })
+    expect(Date.parse(pending.json().data.updated_at)).toBeGreaterThanOrEqual(Date.parse(claim.updated_at))
+
+    // a retry is harmless; a replacement transaction (sped up in the wallet) updates the hash
+    expect((await ownerPatch(alice, claim.id, { transaction_hash: hash })).statusCode).toBe(200)
+    const replacement = txHash()
+    const replaced = await ownerPatch(alice, claim.id, { transaction_hash: replacement })
+    expect(replaced.json().data).toMatchObject({ status: 'pending', transaction_hash: replacement })
+
+    // a pending claim keeps its rewards, even past expires_at
+    await expire(t.db, claim.id)
+    expect((await read(alice, claim.id)).status).toBe('pending')
+    expect((await createClaim(t.app, alice, [rewardId])).body).toMatchObject({
+      code: 'reward_already_claimed',
+    })
+
+    const done = await adminPatch(claim.id, { status: 'successful' })
+    expect(done.statusCode).toBe(200)
+    expect(done.json().data).toMatchObject({ status: 'successful', transaction_hash: replacement })
+    expect((await createClaim(t.app, alice, [rewardId])).body).toMatchObject({
+      code: 'reward_already_claimed',
+    })
+  })
+
+  it('refuses every move out of successful or failed with 409 invalid_transition', async () => {
+    const { claim: won } = await newClaim()
+    await adminPatch(won.id, { status: 'successful' })
+    const { claim: lost } = await newClaim()
+    await adminPatch(lost.id, { status: 'failed' })
+
+    const refusals = [
+      await ownerPatch(alice, won.id, { transaction_hash: txHash() }),
+      await adminPatch(won.id, { status: 'failed' }),
+      await adminPatch(won.id, { status: 'pending', transaction_hash: txHash() }),
+      await ownerPatch(alice, lost.id, { transaction_hash: txHash() }),
+      await adminPatch(lost.id, { status: 'successful' }),
+    ]
+    for (const response of refusals) {
+      expect(response.statusCode).toBe(409)
+      expect(response.json()).toMatchObject({ ok: false, code: 'invalid_transition' })
+    }
+    expect((await adminPatch(lost.id, { status: 'successful' })).json().data).toEqual({
+      from: 'failed',
+      to: 'successful',
+    })
+    // repeating the current final status is a harmless retry
+    expect((await adminPatch(won.id, { status: 'successful' })).statusCode).toBe(200)
+    // nothing moves back to claimed
+    const { claim } = await newClaim()
+    await ownerPatch(alice, claim.id, { transaction_hash: txHash() })
+    expect((await adminPatch(claim.id, { status: 'claimed' })).statusCode).toBe(409)
+  })
+
+  it('a claimed claim past expires_at reads as failed everywhere and frees its rewards', async () => {
+    const { claim, rewardId } = await newClaim()
+    await expire(t.db, claim.id)
+
+    const one = await read(alice, claim.id)
+    expect(one.status).toBe('failed')
+    // it failed when it expired
+    expect(one.updated_at).toBe(one.expires_at)
+    const list = (
+      await signedInject(t.app, alice, { method: 'GET', url: '/api/claim-transactions?limit=100' })
+    ).json()
+    expect(list.data.find((c: { id: string }) => c.id === claim.id).status).toBe('failed')
+
+    // too late to report a hash
+    const late = await ownerPatch(alice, claim.id, { transaction_hash: txHash() })
+    expect(late.statusCode).toBe(409)
+    expect(late.json()).toMatchObject({ code: 'invalid_transition', data: { from: 'failed', to: 'pending' } })
+    expect((await adminPatch(claim.id, { status: 'successful' })).statusCode).toBe(409)
+
+    // the reward is free again, before any sweeper ran
+    const [stored] = await t.db.sql`select status from claim_transactions where id = ${claim.id}`
+    expect(stored!.status).toBe('claimed')
+    const again = await createClaim(t.app, alice, [rewardId])
+    expect(again.status).toBe(201)
+
+    // the sweeper makes it durable without changing what reads show
+    const report = await sweep(t.db.sql)
+    expect(report.expired).toBeGreaterThanOrEqual(1)
+    const [swept] = await t.db.sql`select status from claim_transactions where id = ${claim.id}`
+    expect(swept!.status).toBe('failed')
+    expect(await read(alice, claim.id)).toEqual(one)
+  })
+
+  it('operator can fail a claimed claim, which frees its rewards', async () => {
+    const { claim, rewardId } = await newClaim()
+    const failed = await adminPatch(claim.id, { status: 'failed' })
+    expect(failed.json().data.status).toBe('failed')
+    expect((await createClaim(t.app, alice, [rewardId])).status).toBe(201)
+  })
+
+  it('a transaction hash settles one claim only', async () => {
+    const hash = txHash()
+    const { claim: first } = await newClaim()
+    const { claim: second } = await newClaim()
+    expect((await ownerPatch(alice, first.id, { transaction_hash: hash })).statusCode).toBe(200)
+    const reused = await ownerPatch(alice, second.id, { transaction_hash: hash })
+    expect(reused.statusCode).toBe(409)
+    expect(reused.json().code).toBe('transaction_hash_in_use')
+  })
+
+  describe('who may move a claim', () => {
+    it("somebody else's claim is 404 (existence does not leak)", async () => {
+      const { claim } = await newClaim(bob)
+      const response = await ownerPatch(alice, claim.id, { transaction_hash: txHash() })
+      expect(response.statusCode).toBe(404)
+      expect((await read(bob, claim.id)).status).toBe('claimed')
+    })
+
+    it('the owner may not set a status: 403', async () => {
+      const { claim } = await newClaim()
+      const response = await ownerPatch(alice, claim.id, { status: 'successful' })
+      expect(response.statusCode).toBe(403)
+      expect(response.json().code).toBe('forbidden')
+    })
+
+    it('unauthenticated is 401 whatever the body; a wrong token is 401', async () => {
+      const { claim } = await newClaim()
+      for (const payload of ['{"transaction_hash":"0x"}', '{broken', '{"status":"failed"}']) {
+        const response = await t.app.inject({
+          method: 'PATCH',
+          url: `/api/claim-transactions/${claim.id}`,
+          payload,
+          headers: { 'content-type': 'application/json' },
+        })
+        expect(response.statusCode).toBe(401)
+      }
+      const wrong = await t.app.inject({
+        method: 'PATCH',
+        url: `/api/claim-transactions/${claim.id}`,
+        headers: { authorization: 'Bearer 0123456789abcdef-wrong' },
+        payload: { status: 'failed' },
+      })
+      expect(wrong.statusCode).toBe(401)
+      expect((await read(alice, claim.id)).status).toBe('claimed')
+    })
+
+    it('404 for an unknown claim, for the operator too', async () => {
+      const response = await adminPatch('3f8e2a1c-0000-4000-8000-000000000000', { status: 'failed' })
+      expect(response.statusCode).toBe(404)
+    })
+  })
+
+  describe('bad input: 400', () => {
+    const cases: [string, unknown, RegExp][] = [
+      ['a bad transaction hash', { transaction_hash: '0x1234' }, /body\.transaction_hash must match pattern/],
+      [
+        'a hash without 0x',
+        { transaction_hash: 'ab'.repeat(32) },
+        /body\.transaction_hash must match pattern/,
+      ],
+      ['an unknown status', { status: 'done' }, /body\.status must be equal to one of the allowed values/],
+      [
+        'an unknown field',
+        { transaction_hash: `0x${'ab'.repeat(32)}`, note: 'x' },
+        /body\.note is not an accepted field/,
+      ],
+      ['an empty object', {}, /body must NOT have fewer than 1 properties/],
+      ['pending without a hash (operator)', { status: 'pending' }, /needs its transaction_hash/],
+    ]
+    it.each(cases)('%s', async (_name, payload, message) => {
+      const { claim } = await newClaim()
+      const response =
+        'status' in (payload as object)
+          ? await adminPatch(claim.id, payload)
+          : await ownerPatch(alice, claim.id, payload)
+      expect(response.statusCode).toBe(400)
+      expect(response.json()).toMatchObject({ ok: false, code: 'bad_request' })
+      expect(response.json().error).toMatch(message)
+    })
+  })
+})

@@ -1,0 +1,194 @@
+import { randomUUID } from 'node:crypto'
+import { createIdentity, type Identity, signedInject } from '@genesis/common/testing'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  admin,
+  CONTRACT,
+  claimOf,
+  createClaim,
+  expire,
+  grantMany,
+  setUp,
+  type TestContext,
+} from './helpers.js'
+
+let t: TestContext
+let alice: Identity
+
+beforeAll(async () => {
+  t = await setUp()
+  alice = await createIdentity()
+})
+afterAll(async () => t.close())
+
+const grantBody = (overrides: Record<string, unknown> = {}) => ({
+  id: randomUUID(),
+  user: alice.address,
+  chain_id: '137',
+  contract: CONTRACT,
+  item_id: '5',
+  ...overrides,
+})
+const postGrant = (rewards: unknown, headers: Record<string, string> = admin) =>
+  t.app.inject({ method: 'POST', url: '/api/rewards', headers, payload: { rewards } })
+const count = async () => Number((await t.db.sql`select count(*)::int as n from rewards`)[0]!.n)
+
+describe('POST /api/rewards (operator)', () => {
+  it('grants rewards, normalising addresses and item ids', async () => {
+    const reward = grantBody({
+      user: alice.wallet.address, // checksummed
+      contract: '0xABCDEFabcdefABCDEFabcdefABCDEFabcdefABCD',
+      item_id: '007',
+      campaign: 'launch',
+    })
+    const response = await postGrant([reward])
+    expect(response.statusCode).toBe(201)
+    expect(response.json().data).toEqual([
+      {
+        id: reward.id,
+        user: alice.address,
+        chain_id: '137',
+        contract: '0xabcdefabcdefabcdefabcdefabcdefabcdefabcd',
+        item_id: '7',
+        campaign: 'launch',
+        claimable: true,
+        claim_transaction_id: null,
+        created_at: expect.any(String),
+        updated_at: expect.any(String),
+      },
+    ])
+  })
+
+  it('accepts item ids up to the largest uint256', async () => {
+    const max = ((1n << 256n) - 1n).toString()
+    const response = await postGrant([grantBody({ item_id: max })])
+    expect(response.statusCode).toBe(201)
+    expect(response.json().data[0].item_id).toBe(max)
+  })
+
+  it('generates ids when none are given', async () => {
+    const { id: _id, ...withoutId } = grantBody()
+    const response = await postGrant([withoutId, withoutId])
+    expect(response.statusCode).toBe(201)
+    const [a, b] = response.json().data
+    expect(a.id).not.toBe(b.id)
+  })
+
+  it('is idempotent on a client-supplied id; other content under that id is 409 and grants nothing', async () => {
+    const reward = grantBody()
+    const first = await postGrant([reward])
+    const again = await postGrant([reward])
+    expect(again.statusCode).toBe(201)
+    expect(again.json().data).toEqual(first.json().data)
+
+    const before = await count()
+    const fresh = grantBody()
+    const conflicting = await postGrant([fresh, { ...reward, item_id: '6' }])
+    expect(conflicting.statusCode).toBe(409)
+    expect(conflicting.json()).toMatchObject({ code: 'reward_id_conflict', data: { rewards: [reward.id] } })
+    expect(await count()).toBe(before)
+  })
+
+  it('is all or nothing: one bad reward grants none', async () => {
+    const before = await count()
+    const cases = [
+      [grantBody(), grantBody({ chain_id: '2' })],
+      [grantBody(), grantBody({ user: 'alice' })],
+      [grantBody(), grantBody({ item_id: '-1' })],
+      [grantBody(), grantBody({ item_id: `2${'0'.repeat(77)}` })], // > uint256 (about 1.16e77)
+      [grantBody(), grantBody({ colour: 'red' })],
+      [
+        grantBody({ id: 'f0000000-0000-4000-8000-000000000000' }),
+        grantBody({ id: 'f0000000-0000-4000-8000-000000000000' }),
+      ],
+    ]
+    for (const rewards of cases) {
+      const response = await postGrant(rewards)
+      expect(response.statusCode, JSON.stringify(rewards[1])).toBe(400)
+      expect(response.json()).toMatchObject({ ok: false, code: 'bad_request' })
+    }
+    expect((await postGrant([])).statusCode).toBe(400)
+    expect((await postGrant('nope')).statusCode).toBe(400)
+    expect(await count()).toBe(before)
+  })
+
+  it('needs the admin token: 401 without or wrong, 403 for a signed user', async () => {
+    const body = [grantBody()]
+    expect((await postGrant(body, {})).statusCode).toBe(401)
+    const wrong = await postGrant(body, { authorization: 'Bearer wrong-token-wrong-token' })
+    expect(wrong.statusCode).toBe(401)
+    expect(wrong.json()).toMatchObject({ ok: false, code: 'unauthorized', data: { reason: 'invalid_token' } })
+    expect((await postGrant(body, { authorization: 'Basic abc' })).statusCode).toBe(401)
+    // unauthenticated with a bad body is still 401 (authentication comes first)
+    const badBody = await t.app.inject({
+      method: 'POST',
+      url: '/api/rewards',
+      payload: '{nope',
+      headers: { 'content-type': 'application/json' },
+    })
+    expect(badBody.statusCode).toBe(401)
+
+    const signed = await signedInject(t.app, alice, {
+      method: 'POST',
+      url: '/api/rewards',
+      payload: { rewards: body },
+    })
+    expect(signed.statusCode).toBe(403)
+    expect(signed.json()).toMatchObject({ ok: false, code: 'forbidden' })
+  })
+
+  it('is 401 for everybody when CLAIMS_ADMIN_TOKEN is not configured', async () => {
+    const off = await setUp({ adminToken: undefined })
+    try {
+      const response = await off.app.inject({
+        method: 'POST',
+        url: '/api/rewards',
+        headers: admin,
+        payload: { rewards: [grantBody()] },
+      })
+      expect(response.statusCode).toBe(401)
+      expect(response.json().data.reason).toBe('admin_disabled')
+    } finally {
+      await off.close()
+    }
+  })
+})
+
+describe('GET /api/rewards', () => {
+  it("lists the caller's rewards with claimable and the live claim id, following the claim's life", async () => {
+    const dave = await createIdentity()
+    const [first, second] = await grantMany(t.app, dave.address, 2)
+    const list = async () => {
+      const response = await signedInject(t.app, dave, { method: 'GET', url: '/api/rewards' })
+      expect(response.statusCode).toBe(200)
+      return response.json()
+    }
+    const initial = await list()
+    expect(initial.pagination).toEqual({ page: 1, limit: 20, total: 2, pages: 1 })
+    // granted in one statement: same created_at, then id descending
+    expect(initial.data.map((r: { id: string }) => r.id)).toEqual([second!.id, first!.id].sort().reverse())
+    expect(initial.data.every((r: { claimable: boolean }) => r.claimable)).toBe(true)
+
+    const claim = claimOf((await createClaim(t.app, dave, [first!.id])).body)
+    const claimed = await list()
+    const byId = (
+      body: { data: { id: string; claimable: boolean; claim_transaction_id: string | null }[] },
+      id: string,
+    ) => body.data.find((r) => r.id === id)!
+    expect(byId(claimed, first!.id)).toMatchObject({ claimable: false, claim_transaction_id: claim.id })
+    expect(byId(claimed, second!.id)).toMatchObject({ claimable: true, claim_transaction_id: null })
+
+    await expire(t.db, claim.id)
+    const expired = await list()
+    expect(byId(expired, first!.id)).toMatchObject({ claimable: true, claim_transaction_id: null })
+
+    // the operator sees the same list by naming the user
+    const operator = await t.app.inject({
+      method: 'GET',
+      url: `/api/rewards?user=${dave.address}`,
+      headers: admin,
+    })
+    expect(operator.json().data).toEqual(expired.data)
+    expect((await t.app.inject({ method: 'GET', url: '/api/rewards' })).statusCode).toBe(401)
+  })
+})
