@@ -1,0 +1,40 @@
+import { ConflictError, ForbiddenError } from '@genesis/common'
+import type { ServiceContext } from '../context.js'
+import { findCollection } from '../db/collections.js'
+import { latestCheque } from '../db/curation.js'
+import { listItems } from '../db/items.js'
+import { chequeMessageHash } from '../domain/cheque.js'
+import { contentHashesRoot } from '../domain/merkle.js'
+import type { ApprovalData } from '../schemas/curation.js'
+import { collectionNotFound } from './refusals.js'
+
+/**
+ * GET /v1/collections/{id}/approvalData: what the committee needs to approve a third party's items on chain:
+ * the latest cheque, the content hashes sent to review (in creation order) and their Merkle root.
+ */
+export async function approvalData(ctx: ServiceContext, caller: string, id: string): Promise<ApprovalData> {
+  if (!ctx.committee.has(caller)) throw new ForbiddenError('Only committee members may read approval data')
+  const row = await findCollection(ctx.sql, id)
+  if (!row) throw collectionNotFound(id)
+  if (row.third_party_id === null) {
+    throw new ConflictError(`Collection ${id} is not a third-party collection`, { code: 'not_third_party' })
+  }
+  const [cheque, items] = await Promise.all([latestCheque(ctx.sql, id), listItems(ctx.sql, id)])
+  const submitted = items.filter((i) => i.submitted_content_hash !== null)
+  if (!cheque || submitted.length === 0) {
+    throw new ConflictError(`Collection ${id} has no items sent to review yet`, { code: 'not_published' })
+  }
+  const hashes = submitted.map((i) => i.submitted_content_hash!)
+  const chequeWasConsumed = ctx.chain
+    ? await ctx.chain.chequeWasConsumed(
+        cheque.third_party_id,
+        chequeMessageHash(ctx.registryDomain, cheque.third_party_id, cheque),
+      )
+    : false
+  return {
+    cheque: { qty: cheque.qty, salt: cheque.salt, signature: cheque.signature },
+    content_hashes: Object.fromEntries(submitted.map((i) => [i.id, i.submitted_content_hash!])),
+    chequeWasConsumed,
+    root: contentHashesRoot(hashes),
+  }
+}

@@ -1,0 +1,86 @@
+import { ConflictError } from '@genesis/common'
+import type { ServiceContext } from '../context.js'
+import type { CollectionRow } from '../db/collections.js'
+import { deleteItem, findItem, type ItemRow, insertItem, lockItem, updateItem } from '../db/items.js'
+import { type Queryable, uniqueViolation } from '../db/queryable.js'
+import type { ItemWrite } from '../schemas/item.js'
+import { lockEditableCollection } from './guards.js'
+import { collectionPublished, invalidField, itemNotFound } from './refusals.js'
+
+/**
+ * Items follow their collection's rules (owner or manager, not locked). A standard collection is frozen
+ * once published; a third-party collection keeps taking new items, but an item sent to review is frozen.
+ */
+async function lockItemCollection(
+  tx: Queryable,
+  ctx: ServiceContext,
+  caller: string,
+  collectionId: string,
+  action: string,
+) {
+  return lockEditableCollection(tx, ctx, collectionId, caller, { action, allowPublished: true })
+}
+
+function checkItemEditable(collection: CollectionRow, item: ItemRow | null) {
+  if (collection.is_published && collection.third_party_id === null) throw collectionPublished(collection.id)
+  if (item?.submitted_content_hash) {
+    throw new ConflictError(`Item ${item.id} was sent to review and can no longer be changed`, {
+      code: 'item_published',
+    })
+  }
+}
+
+/** PUT /v1/items/{id}. */
+export async function writeItem(
+  ctx: ServiceContext,
+  caller: string,
+  pathId: string,
+  body: ItemWrite,
+): Promise<void> {
+  const id = pathId.toLowerCase()
+  if (body.id.toLowerCase() !== id) throw invalidField('body.id', `must be the id of the path (${pathId})`)
+  const collectionId = body.collection_id.toLowerCase()
+  const write = {
+    id,
+    collection_id: collectionId,
+    name: body.name.trim(),
+    type: body.type,
+    content_hash: body.content_hash,
+  }
+  try {
+    await ctx.sql.begin(async (tx) => {
+      const collection = await lockItemCollection(tx, ctx, caller, collectionId, 'change its items')
+      const existing = await lockItem(tx, id)
+      if (existing && existing.collection_id !== collectionId) {
+        throw new ConflictError(`Item ${id} belongs to another collection`, {
+          code: 'item_collection_mismatch',
+        })
+      }
+      checkItemEditable(collection, existing)
+      const now = ctx.now()
+      if (existing) await updateItem(tx, { ...write, now })
+      else await insertItem(tx, { ...write, now })
+    })
+  } catch (error) {
+    if (uniqueViolation(error) === 'items_pkey') {
+      throw new ConflictError(`Item ${id} belongs to another collection`, {
+        code: 'item_collection_mismatch',
+      })
+    }
+    throw error
+  }
+}
+
+/** DELETE /v1/items/{id}. */
+export async function removeItem(ctx: ServiceContext, caller: string, id: string): Promise<void> {
+  const found = await findItem(ctx.sql, id)
+  if (!found) throw itemNotFound(id)
+  await ctx.sql.begin(async (tx) => {
+    const collection = await lockItemCollection(tx, ctx, caller, found.collection_id, 'delete its items')
+    // Read again under the collection's lock: it may have gone meanwhile.
+    const item = await lockItem(tx, id)
+    if (!item || item.collection_id !== collection.id) throw itemNotFound(id)
+    checkItemEditable(collection, item)
+    await deleteItem(tx, id)
+  })
+}

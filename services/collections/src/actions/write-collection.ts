@@ -1,0 +1,168 @@
+import { ConflictError, ForbiddenError } from '@genesis/common'
+import type { ServiceContext } from '../context.js'
+import { type CollectionRow, insertCollection, updateCollection } from '../db/collections.js'
+import { type Queryable, uniqueViolation } from '../db/queryable.js'
+import { registerOrGetThirdParty } from '../db/third-parties.js'
+import { collectionContractAddress, collectionSalt } from '../domain/contract-address.js'
+import { type CollectionUrn, parseCollectionUrn, standardCollectionUrn } from '../domain/urn.js'
+import type { CollectionWrite } from '../schemas/collection.js'
+import { lockEditableCollection } from './guards.js'
+import { invalidField } from './refusals.js'
+
+const normaliseMembers = (addresses: string[] | undefined) =>
+  addresses === undefined ? undefined : [...new Set(addresses.map((a) => a.toLowerCase()))]
+
+interface WriteRequest {
+  id: string
+  name: string
+  /** undefined: not sent; null: a standard collection. */
+  urn: CollectionUrn | null | undefined
+  managers: string[] | undefined
+  minters: string[] | undefined
+}
+
+function parseWrite(ctx: ServiceContext, pathId: string, body: CollectionWrite): WriteRequest {
+  const id = pathId.toLowerCase()
+  if (body.id.toLowerCase() !== id) throw invalidField('body.id', `must be the id of the path (${pathId})`)
+  let urn: CollectionUrn | null | undefined = body.urn === null ? null : undefined
+  if (typeof body.urn === 'string') {
+    const parsed = parseCollectionUrn(body.urn, ctx.config.CHAIN_NETWORK)
+    if (!parsed.ok) throw invalidField('body.urn', parsed.reason, 'invalid_urn')
+    urn = parsed.urn
+  }
+  return {
+    id,
+    name: body.name.trim(),
+    urn,
+    managers: normaliseMembers(body.managers),
+    minters: normaliseMembers(body.minters),
+  }
+}
+
+function standardIdentity(ctx: ServiceContext, id: string) {
+  const salt = collectionSalt(id)
+  const contractAddress = collectionContractAddress(
+    ctx.config.COLLECTION_FACTORY_ADDRESS,
+    salt,
+    ctx.config.COLLECTION_INIT_CODE_HASH,
+  )
+  return { salt, contractAddress, urn: standardCollectionUrn(ctx.config.CHAIN_NETWORK, contractAddress) }
+}
+
+async function create(tx: Queryable, ctx: ServiceContext, caller: string, write: WriteRequest) {
+  const now = ctx.now()
+  const base = {
+    id: write.id,
+    name: write.name,
+    eth_address: caller,
+    managers: write.managers ?? [],
+    minters: write.minters ?? [],
+    now,
+  }
+  if (!write.urn || write.urn.kind === 'standard') {
+    const standard = standardIdentity(ctx, write.id)
+    if (write.urn && write.urn.contractAddress !== standard.contractAddress) {
+      throw invalidField(
+        'body.urn',
+        `is derived from the id for a standard collection: send null or ${standard.urn}`,
+        'invalid_urn',
+      )
+    }
+    await insertCollection(tx, {
+      ...base,
+      urn: standard.urn,
+      salt: standard.salt,
+      contract_address: standard.contractAddress,
+      third_party_id: null,
+      urn_suffix: null,
+    })
+    return
+  }
+  const thirdParty = await registerOrGetThirdParty(tx, write.urn.thirdPartyId, caller, now)
+  if (!thirdParty.managers.includes(caller)) {
+    throw new ForbiddenError(
+      `Only a manager of the third party ${write.urn.thirdPartyId} may create its collections`,
+    )
+  }
+  await insertCollection(tx, {
+    ...base,
+    urn: write.urn.urn,
+    salt: null,
+    contract_address: null,
+    third_party_id: write.urn.thirdPartyId,
+    urn_suffix: write.urn.suffix,
+  })
+}
+
+/** A collection never changes kind or URN: standard URNs follow the id, third-party ones are its identity. */
+function checkSameUrn(row: CollectionRow, urn: CollectionUrn | null | undefined) {
+  if (urn === undefined) return
+  const sameUrn =
+    urn === null
+      ? row.third_party_id === null
+      : urn.kind === 'standard'
+        ? row.contract_address === urn.contractAddress
+        : row.urn === urn.urn
+  if (!sameUrn) {
+    throw new ConflictError(`The URN of collection ${row.id} is ${row.urn} and cannot be changed`, {
+      code: 'urn_mismatch',
+    })
+  }
+}
+
+async function update(tx: Queryable, ctx: ServiceContext, caller: string, write: WriteRequest) {
+  const row = await lockEditableCollection(tx, ctx, write.id, caller, { action: 'update it' })
+  checkSameUrn(row, write.urn)
+  await updateCollection(tx, row.id, {
+    name: write.name,
+    managers: write.managers,
+    minters: write.minters,
+    now: ctx.now(),
+  })
+}
+
+function refusalFor(error: unknown, write: WriteRequest): Error | null {
+  switch (uniqueViolation(error)) {
+    case 'collections_standard_name_key':
+      return new ConflictError(`The name "${write.name}" is already used by another collection`, {
+        code: 'name_in_use',
+      })
+    case 'collections_urn_key':
+      return new ConflictError('Another collection already has this URN', { code: 'urn_in_use' })
+    default:
+      return null
+  }
+}
+
+/**
+ * PUT /v1/collections/{id}: creates the collection (the caller becomes its owner) or updates it.
+ * Name uniqueness is the database's unique index, so concurrent creates cannot both win.
+ */
+export async function writeCollection(
+  ctx: ServiceContext,
+  caller: string,
+  pathId: string,
+  body: CollectionWrite,
+): Promise<void> {
+  const write = parseWrite(ctx, pathId, body)
+  const attempt = () =>
+    ctx.sql.begin(async (tx) => {
+      const exists = (await tx`select 1 from collections where id = ${write.id} for update`).length > 0
+      if (exists) await update(tx, ctx, caller, write)
+      else await create(tx, ctx, caller, write)
+    })
+  try {
+    await attempt()
+  } catch (error) {
+    // Created by a concurrent request between our read and our insert: it is now an update.
+    if (uniqueViolation(error) === 'collections_pkey') {
+      try {
+        await attempt()
+        return
+      } catch (retryError) {
+        throw refusalFor(retryError, write) ?? retryError
+      }
+    }
+    throw refusalFor(error, write) ?? error
+  }
+}

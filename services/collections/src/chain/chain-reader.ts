@@ -1,0 +1,60 @@
+import { ServiceUnavailableError } from '@genesis/common'
+import { Contract, FetchRequest, JsonRpcProvider, Network } from 'ethers'
+
+/** What the service asks the chain. Absent (null) when no RPC_URL is configured. */
+export interface ChainReader {
+  /** True when a contract is deployed at the address. */
+  hasCode(address: string): Promise<boolean>
+  /** True when the registry has a receipt for this cheque digest, i.e. its slots were consumed. */
+  chequeWasConsumed(thirdPartyId: string, messageHash: string): Promise<boolean>
+  destroy(): void
+}
+
+export interface ChainReaderConfig {
+  rpcUrl: string
+  chainId: number
+  timeoutMs: number
+  registryAddress: string
+}
+
+/**
+ * The registry view this service reads: the quantity recorded for a consumed cheque, keyed like the
+ * contract's `receipts` mapping (third party id, EIP-712 digest); 0 while it is unconsumed.
+ */
+export const REGISTRY_ABI = [
+  'function receipts(string _thirdPartyId, bytes32 _messageHash) view returns (uint256)',
+] as const
+
+export function createChainReader(config: ChainReaderConfig): ChainReader {
+  const request = new FetchRequest(config.rpcUrl)
+  request.timeout = config.timeoutMs
+  // A fixed network: no start-up probing that would retry forever while the node is down.
+  const provider = new JsonRpcProvider(request, Network.from(config.chainId), {
+    staticNetwork: Network.from(config.chainId),
+    batchMaxCount: 1,
+    batchStallTime: 0,
+  })
+  const registry = new Contract(config.registryAddress, REGISTRY_ABI, provider)
+  const receipts = registry.getFunction('receipts')
+
+  const ask = async <T>(what: string, call: () => Promise<T>): Promise<T> => {
+    try {
+      return await call()
+    } catch (error) {
+      const reason = error instanceof Error ? error.message.split('\n')[0] : String(error)
+      throw new ServiceUnavailableError(`The blockchain node could not answer (${what}): ${reason}`, {
+        code: 'rpc_unavailable',
+      })
+    }
+  }
+
+  return {
+    hasCode: (address) => ask('eth_getCode', async () => (await provider.getCode(address)) !== '0x'),
+    chequeWasConsumed: (thirdPartyId, messageHash) =>
+      ask('eth_call receipts', async () => {
+        const qty: bigint = await receipts.staticCall(thirdPartyId, messageHash)
+        return qty > 0n
+      }),
+    destroy: () => provider.destroy(),
+  }
+}

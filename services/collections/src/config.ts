@@ -1,0 +1,62 @@
+import { baseConfigSchema, ConfigError, loadConfig as loadEnv } from '@genesis/common'
+import { type Static, Type } from '@sinclair/typebox'
+
+const Hex32 = (description: string, defaultValue: string) =>
+  Type.String({ pattern: '^0x[0-9a-fA-F]{64}$', default: defaultValue, description })
+const AddressVar = (description: string, defaultValue: string) =>
+  Type.String({ pattern: '^0x[0-9a-fA-F]{40}$', default: defaultValue, description })
+
+/**
+ * The defaults are the public testnet values matching CHAIN_NETWORK=sepolia (its collections live on
+ * Polygon Amoy): set all of them together for another network. See README "Environment".
+ */
+export const collectionsConfigSchema = Type.Composite([
+  baseConfigSchema({ service: 'collections', port: 3002 }),
+  Type.Object({
+    COMMITTEE_ADDRESSES: Type.String({
+      default: '',
+      pattern: '^(\\s*0x[0-9a-fA-F]{40}\\s*(,\\s*0x[0-9a-fA-F]{40}\\s*)*)?$',
+      description: 'Comma-separated addresses of the curation committee',
+    }),
+    CHAIN_NETWORK: Type.String({ default: 'sepolia', pattern: '^[a-z0-9-]{1,32}$' }),
+    COLLECTION_FACTORY_ADDRESS: AddressVar(
+      'Factory that deploys collection contracts with CREATE2',
+      '0xddb3781fff645325c8896aa1f067baa381607ecc',
+    ),
+    COLLECTION_INIT_CODE_HASH: Hex32(
+      'keccak256 of the init code the factory deploys',
+      '0x7917e9ddbe5e0fd8de84efee3e8089ca7878af7a6aa1a62b4d0b6160821d4de8',
+    ),
+    THIRD_PARTY_REGISTRY_NAME: Type.String({ default: 'Decentraland Third Party Registry', minLength: 1 }),
+    THIRD_PARTY_REGISTRY_ADDRESS: AddressVar(
+      'EIP-712 verifyingContract of slot cheques, and the contract asked whether a cheque was consumed',
+      '0x7d7c0b9d97385bada5fec6861e97d0df414af3c3',
+    ),
+    THIRD_PARTY_REGISTRY_CHAIN_ID: Type.Integer({ minimum: 1, default: 80002 }),
+    RPC_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+    RPC_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 10_000 }),
+    LOCK_TTL_S: Type.Integer({ minimum: 1, default: 86_400 }),
+  }),
+])
+
+export type CollectionsConfig = Static<typeof collectionsConfigSchema>
+
+export const loadConfig = (env: NodeJS.ProcessEnv = process.env): CollectionsConfig =>
+  loadEnv(collectionsConfigSchema, env)
+
+export const parseAddressList = (value: string): string[] =>
+  value
+    .split(',')
+    .map((a) => a.trim().toLowerCase())
+    .filter((a) => a.length > 0)
+
+/** For the entry points: a configuration problem is one clear message and exit code 1, not a stack trace. */
+export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env): CollectionsConfig {
+  try {
+    return loadConfig(env)
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error
+    console.error(`collections: ${error.message}`)
+    process.exit(1)
+  }
+}

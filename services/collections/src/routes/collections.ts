@@ -1,0 +1,136 @@
+import { type App, Envelope, ForbiddenError, NotFoundError, ok, PagedEnvelope, paged } from '@genesis/common'
+import { roles } from '../actions/guards.js'
+import { removeCollection } from '../actions/lifecycle.js'
+import { collectionNotFound } from '../actions/refusals.js'
+import { writeCollection } from '../actions/write-collection.js'
+import type { ServiceContext } from '../context.js'
+import { type CollectionRow, findCollection, listCollections } from '../db/collections.js'
+import { seesFullView } from '../domain/access.js'
+import {
+  AddressCollectionsQuery,
+  AddressParams,
+  Collection,
+  CollectionListQuery,
+  CollectionParams,
+  CollectionWrite,
+} from '../schemas/collection.js'
+import { fullView, publicView } from '../views.js'
+import { NoContent, refusals } from './responses.js'
+
+const offset = (query: { page: number; limit: number }) => ({
+  limit: query.limit,
+  offset: (query.page - 1) * query.limit,
+})
+
+export function registerCollectionRoutes(app: App, ctx: ServiceContext) {
+  const full = (row: CollectionRow) => fullView(row, ctx.config.LOCK_TTL_S, ctx.now())
+
+  app.get(
+    '/v1/collections',
+    {
+      config: { auth: 'signed' },
+      schema: {
+        summary:
+          'List collections: every one for the committee, published ones (public view) for anybody else',
+        tags: ['collections'],
+        querystring: CollectionListQuery,
+        response: { 200: PagedEnvelope(Collection), ...refusals(400, 401) },
+      },
+    },
+    async (request) => {
+      const query = request.query
+      const committee = ctx.committee.has(request.signer!)
+      if (!committee && query.is_published === false) return paged([], { ...query, total: 0 })
+      const { rows, total } = await listCollections(
+        ctx.sql,
+        { q: query.q, isPublished: committee ? query.is_published : true },
+        offset(query),
+      )
+      return paged(rows.map(committee ? full : publicView), { page: query.page, limit: query.limit, total })
+    },
+  )
+
+  app.get(
+    '/v1/:address/collections',
+    {
+      config: { auth: 'signed' },
+      schema: {
+        summary: 'Collections an address owns, manages or mints for (that address or the committee only)',
+        tags: ['collections'],
+        params: AddressParams,
+        querystring: AddressCollectionsQuery,
+        response: { 200: PagedEnvelope(Collection), ...refusals(400, 401, 403) },
+      },
+    },
+    async (request) => {
+      const address = request.params.address.toLowerCase()
+      const caller = request.signer!
+      if (caller !== address && !ctx.committee.has(caller)) {
+        throw new ForbiddenError("Only that address or a committee member may list an address's collections")
+      }
+      const query = request.query
+      const { rows, total } = await listCollections(
+        ctx.sql,
+        { member: address, isPublished: query.is_published },
+        offset(query),
+      )
+      return paged(rows.map(full), { page: query.page, limit: query.limit, total })
+    },
+  )
+
+  app.get(
+    '/v1/collections/:id',
+    {
+      config: { auth: 'signed' },
+      schema: {
+        summary: 'One collection: full view for its owner, managers, minters and the committee',
+        tags: ['collections'],
+        params: CollectionParams,
+        response: { 200: Envelope(Collection), ...refusals(400, 401, 404) },
+      },
+    },
+    async (request) => {
+      const row = await findCollection(ctx.sql, request.params.id)
+      if (!row) throw collectionNotFound(request.params.id)
+      if (seesFullView(roles(ctx, request.signer!, row))) return ok(full(row))
+      if (row.is_published) return ok(publicView(row))
+      // Unpublished collections of others do not exist for the caller.
+      throw new NotFoundError(`Collection ${request.params.id} not found`)
+    },
+  )
+
+  app.put(
+    '/v1/collections/:id',
+    {
+      config: { auth: 'signed' },
+      schema: {
+        summary: 'Create (the signer becomes the owner) or update a collection',
+        tags: ['collections'],
+        params: CollectionParams,
+        body: CollectionWrite,
+        response: { 204: NoContent, ...refusals(400, 401, 403, 409, 423) },
+      },
+    },
+    async (request, reply) => {
+      await writeCollection(ctx, request.signer!, request.params.id, request.body)
+      return reply.status(204).send(null)
+    },
+  )
+
+  app.delete(
+    '/v1/collections/:id',
+    {
+      config: { auth: 'signed' },
+      schema: {
+        summary: 'Delete a collection and its items (owner or manager; not published, not locked)',
+        tags: ['collections'],
+        params: CollectionParams,
+        response: { 204: NoContent, ...refusals(400, 401, 403, 404, 409, 423) },
+      },
+    },
+    async (request, reply) => {
+      await removeCollection(ctx, request.signer!, request.params.id)
+      return reply.status(204).send(null)
+    },
+  )
+}

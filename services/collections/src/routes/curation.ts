@@ -1,0 +1,80 @@
+import { type App, Envelope, ok } from '@genesis/common'
+import { approvalData } from '../actions/approval-data.js'
+import { acceptTerms, lockForPublication } from '../actions/lifecycle.js'
+import { publishCollection } from '../actions/publish.js'
+import type { ServiceContext } from '../context.js'
+import { CollectionParams } from '../schemas/collection.js'
+import { ApprovalData, PublishBody, TosBody } from '../schemas/curation.js'
+import { DateTime } from '../schemas/fields.js'
+import { NoContent, refusals } from './responses.js'
+
+/** 40,000 content hashes of up to ~70 bytes each, with room to spare. */
+const TOS_BODY_LIMIT = 4 * 1024 * 1024
+
+export function registerCurationRoutes(app: App, ctx: ServiceContext) {
+  app.post(
+    '/v1/collections/:id/lock',
+    {
+      config: { auth: 'signed' },
+      schema: {
+        summary: 'Lock the collection until publication (LOCK_TTL_S); an active lock is kept, not renewed',
+        tags: ['publication'],
+        params: CollectionParams,
+        response: { 200: Envelope(DateTime), ...refusals(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request) => ok((await lockForPublication(ctx, request.signer!, request.params.id)).toISOString()),
+  )
+
+  app.post(
+    '/v1/collections/:id/tos',
+    {
+      config: { auth: 'signed' },
+      bodyLimit: TOS_BODY_LIMIT,
+      schema: {
+        summary: 'Record the acceptance of the terms of service for publishing the collection',
+        tags: ['publication'],
+        params: CollectionParams,
+        body: TosBody,
+        response: { 204: NoContent, ...refusals(400, 401, 403, 404, 413) },
+      },
+    },
+    async (request, reply) => {
+      await acceptTerms(ctx, request.signer!, request.params.id, request.body)
+      return reply.status(204).send(null)
+    },
+  )
+
+  app.post(
+    '/v1/collections/:id/publish',
+    {
+      config: { auth: 'signed' },
+      schema: {
+        summary:
+          "Publish: a standard collection (owner) or a third-party collection's items (manager, with a cheque)",
+        tags: ['publication'],
+        params: CollectionParams,
+        body: PublishBody,
+        response: { 204: NoContent, ...refusals(400, 401, 403, 404, 409, 503) },
+      },
+    },
+    async (request, reply) => {
+      await publishCollection(ctx, request.signer!, request.params.id, request.body)
+      return reply.status(204).send(null)
+    },
+  )
+
+  app.get(
+    '/v1/collections/:id/approvalData',
+    {
+      config: { auth: 'signed' },
+      schema: {
+        summary: 'What the committee needs to approve a third-party collection on chain (committee only)',
+        tags: ['publication'],
+        params: CollectionParams,
+        response: { 200: Envelope(ApprovalData), ...refusals(400, 401, 403, 404, 409, 503) },
+      },
+    },
+    async (request) => ok(await approvalData(ctx, request.signer!, request.params.id)),
+  )
+}

@@ -1,0 +1,97 @@
+import { Address, Nullable, PageQuery } from '@genesis/common'
+import { type Static, Type } from '@sinclair/typebox'
+import { CollectionUrn, DateTime, Id, Name } from './fields.js'
+
+export const MAX_MEMBERS = 50
+
+/**
+ * A collection as answered. The committee, the owner, managers and minters get the full view; anybody
+ * else gets the public view, which leaves out `salt`, `forum_link`, `forum_id` and `lock`.
+ */
+export const Collection = Type.Object({
+  id: Id,
+  name: Type.String(),
+  eth_address: Type.String({ description: 'The owner (creator), lower-case' }),
+  salt: Type.Optional(
+    Nullable(Type.String({ description: 'CREATE2 salt; null for a third-party collection' })),
+  ),
+  contract_address: Nullable(
+    Type.String({ description: 'CREATE2 address; null for a third-party collection' }),
+  ),
+  urn: Type.String(),
+  is_published: Type.Boolean(),
+  is_approved: Type.Boolean(),
+  minters: Type.Array(Type.String()),
+  managers: Type.Array(Type.String()),
+  forum_link: Type.Optional(Nullable(Type.String())),
+  forum_id: Type.Optional(Nullable(Type.Integer())),
+  lock: Type.Optional(
+    Nullable(
+      Type.String({ format: 'date-time', description: 'Start of the active lock, null when not locked' }),
+    ),
+  ),
+  reviewed_at: Nullable(DateTime),
+  created_at: DateTime,
+  updated_at: DateTime,
+})
+export type Collection = Static<typeof Collection>
+
+const Members = Type.Array(Address, { maxItems: MAX_MEMBERS })
+
+export const CollectionWrite = Type.Object(
+  {
+    id: Id,
+    name: Name,
+    urn: Type.Optional(Nullable(CollectionUrn)),
+    managers: Type.Optional(Members),
+    minters: Type.Optional(Members),
+  },
+  { additionalProperties: false },
+)
+export type CollectionWrite = Static<typeof CollectionWrite>
+
+export const CollectionParams = Type.Object({ id: Id })
+export const AddressParams = Type.Object({ address: Address })
+
+const Search = Type.String({
+  minLength: 1,
+  maxLength: 100,
+  pattern: '^[^\\u0000-\\u001f\\u007f]+$',
+  description: 'Case-insensitive substring of the name (no control characters)',
+})
+
+export const MAX_PAGE = 1_000_000
+
+/** The shared paging, with a bound on `page` too: a larger offset would overflow the database's bigint. */
+const Paging = Type.Object({
+  page: Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1 }),
+  limit: PageQuery.properties.limit,
+})
+
+export const CollectionListQuery = Type.Composite(
+  [
+    Paging,
+    Type.Object({
+      q: Type.Optional(Search),
+      is_published: Type.Optional(Type.Boolean()),
+    }),
+  ],
+  { additionalProperties: false },
+)
+export type CollectionListQuery = Static<typeof CollectionListQuery>
+
+export const AddressCollectionsQuery = Type.Composite(
+  [Paging, Type.Object({ is_published: Type.Optional(Type.Boolean()) })],
+  { additionalProperties: false },
+)
+
+export const AddressesQuery = Type.Composite(
+  [
+    Paging,
+    Type.Object({
+      q: Type.Optional(Search),
+      is_published: Type.Boolean({ default: true }),
+    }),
+  ],
+  { additionalProperties: false },
+)

@@ -1,0 +1,46 @@
+import { type Static, Type } from '@sinclair/typebox'
+import { Bytes32, ContentHash, Email, Id, Signature } from './fields.js'
+
+export const MAX_TOS_HASHES = 40_000
+export const MAX_PUBLISH_ITEMS = 5_000
+
+export const TosEvent = Type.Union([
+  Type.Literal('publish_collection_tos'),
+  Type.Literal('publish_third_party_items_tos'),
+])
+
+export const TosBody = Type.Object(
+  {
+    email: Email,
+    event: TosEvent,
+    hashes: Type.Array(ContentHash, { minItems: 1, maxItems: MAX_TOS_HASHES }),
+  },
+  { additionalProperties: false },
+)
+export type TosBody = Static<typeof TosBody>
+
+export const Cheque = Type.Object(
+  {
+    qty: Type.Integer({ minimum: 1, maximum: MAX_PUBLISH_ITEMS }),
+    salt: Bytes32,
+    signature: Signature,
+  },
+  { additionalProperties: false },
+)
+
+export const PublishBody = Type.Object(
+  {
+    itemIds: Type.Array(Id, { minItems: 1, maxItems: MAX_PUBLISH_ITEMS }),
+    cheque: Type.Optional(Cheque),
+  },
+  { additionalProperties: false },
+)
+export type PublishBody = Static<typeof PublishBody>
+
+export const ApprovalData = Type.Object({
+  cheque: Type.Object({ qty: Type.Integer(), salt: Type.String(), signature: Type.String() }),
+  content_hashes: Type.Record(Type.String(), Type.String(), { description: 'item id → content hash' }),
+  chequeWasConsumed: Type.Boolean(),
+  root: Type.String({ description: 'Merkle root of the content hashes (@dcl/content-hash-tree)' }),
+})
+export type ApprovalData = Static<typeof ApprovalData>

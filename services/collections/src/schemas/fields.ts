@@ -1,0 +1,51 @@
+import { Type } from '@sinclair/typebox'
+import { COLLECTION_URN_PATTERN } from '../domain/urn.js'
+
+export const NAME_MAX_LENGTH = 42
+
+/**
+ * 1 to 42 characters once trimmed (the service stores it trimmed), no control characters. The raw value
+ * may carry surrounding blanks; the pattern pins the trimmed length.
+ */
+export const Name = Type.String({
+  maxLength: 200,
+  pattern: `^\\s*[^\\s\\u0000-\\u001f\\u007f](?:[^\\u0000-\\u001f\\u007f]{0,${NAME_MAX_LENGTH - 2}}[^\\s\\u0000-\\u001f\\u007f])?\\s*$`,
+  description: `1 to ${NAME_MAX_LENGTH} characters after trimming`,
+  examples: ['Summer Wearables'],
+})
+
+/** An IPFS CID (v0 `Qm…` or v1 base32 `b…`) or a 32-byte hex digest. */
+export const ContentHash = Type.String({
+  pattern: '^(Qm[1-9A-HJ-NP-Za-km-z]{44}|b[a-z2-7]{50,100}|0x[0-9a-fA-F]{64})$',
+  description: 'IPFS CID (v0 or v1 base32) or a 0x-prefixed 32-byte hex digest',
+  examples: ['bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy'],
+})
+
+export const CollectionUrn = Type.String({
+  maxLength: 300,
+  pattern: COLLECTION_URN_PATTERN,
+  description:
+    'urn:decentraland:<network>:collections-v2:<contract> (standard, derived by the service) or urn:decentraland:<network>:collections-thirdparty:<third-party>:<suffix>',
+  examples: ['urn:decentraland:sepolia:collections-thirdparty:cryptohats:summer'],
+})
+
+export const Bytes32 = Type.String({ pattern: '^0x[0-9a-fA-F]{64}$', examples: [`0x${'ab'.repeat(32)}`] })
+
+export const Signature = Type.String({
+  pattern: '^0x([0-9a-fA-F]{128}|[0-9a-fA-F]{130})$',
+  description: 'A 65-byte (or compact 64-byte) ECDSA signature',
+})
+
+export const Email = Type.String({ format: 'email', maxLength: 254, examples: ['creator@example.com'] })
+
+export const DateTime = Type.String({ format: 'date-time' })
+
+/**
+ * A uuid in its canonical text form (either case). The `uuid` format of ajv-formats also admits a
+ * `urn:uuid:` prefix, which PostgreSQL's uuid type refuses, so ids are checked with this pattern instead.
+ */
+export const Id = Type.String({
+  pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
+  description: 'uuid',
+  examples: ['6f1c1b0e-8f0e-4c3e-9d7a-2b1f3c4d5e6f'],
+})

@@ -1,0 +1,34 @@
+import { migrate, openDatabase, runService } from '@genesis/common'
+import { buildApp } from './app.js'
+import { loadConfigOrExit } from './config.js'
+import { migrationsDir } from './paths.js'
+
+const config = loadConfigOrExit()
+
+/** Start-up lines before the app (and its pino logger) exist, in the same JSON-lines shape. */
+const startupLog = (level: 'info' | 'warn') => (first: string | object, msg?: string) =>
+  console.log(
+    JSON.stringify({
+      level,
+      time: Date.now(),
+      service: 'collections',
+      ...(typeof first === 'string' ? { msg: first } : { ...first, msg }),
+    }),
+  )
+
+const db = await openDatabase({
+  databaseUrl: config.DATABASE_URL,
+  dataDir: config.DATA_DIR,
+  service: 'collections',
+  logger: { info: startupLog('info'), warn: startupLog('warn') },
+})
+await migrate(db.sql, migrationsDir)
+const app = await buildApp({ sql: db.sql, config, logger: { level: config.LOG_LEVEL } })
+const address = await runService({
+  app,
+  port: config.PORT,
+  host: config.HOST,
+  shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+  onClose: () => db.close(),
+})
+app.log.info(`collections listening on ${address}`)

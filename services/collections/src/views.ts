@@ -1,0 +1,48 @@
+import type { CollectionRow } from './db/collections.js'
+import type { ItemRow } from './db/items.js'
+import type { Collection } from './schemas/collection.js'
+import type { Item } from './schemas/item.js'
+
+/** A lock counts while it is younger than the TTL (and publication clears it). */
+export const isLockActive = (lock: Date | null, ttlS: number, now: Date): boolean =>
+  lock !== null && lock.getTime() + ttlS * 1000 > now.getTime()
+
+const iso = (date: Date | null) => (date === null ? null : date.toISOString())
+
+export function publicView(row: CollectionRow): Collection {
+  return {
+    id: row.id,
+    name: row.name,
+    eth_address: row.eth_address,
+    contract_address: row.contract_address,
+    urn: row.urn,
+    is_published: row.is_published,
+    is_approved: row.is_approved,
+    minters: row.minters,
+    managers: row.managers,
+    reviewed_at: iso(row.reviewed_at),
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  }
+}
+
+export function fullView(row: CollectionRow, lockTtlS: number, now: Date): Collection {
+  return {
+    ...publicView(row),
+    salt: row.salt,
+    forum_link: row.forum_link,
+    forum_id: row.forum_id,
+    lock: isLockActive(row.lock, lockTtlS, now) ? iso(row.lock) : null,
+  }
+}
+
+export const itemView = (row: ItemRow): Item => ({
+  id: row.id,
+  collection_id: row.collection_id,
+  name: row.name,
+  type: row.type,
+  content_hash: row.content_hash,
+  blockchain_item_id: row.blockchain_item_id,
+  created_at: row.created_at.toISOString(),
+  updated_at: row.updated_at.toISOString(),
+})

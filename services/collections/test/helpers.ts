@@ -1,0 +1,129 @@
+import { randomBytes, randomUUID } from 'node:crypto'
+import { type App, migrate } from '@genesis/common'
+import {
+  createIdentity,
+  createTestDatabase,
+  type Identity,
+  signedInject,
+  type TestDatabase,
+} from '@genesis/common/testing'
+import type { LightMyRequestResponse } from 'fastify'
+import { type AppDeps, buildApp } from '../src/app.js'
+import { type CollectionsConfig, loadConfig } from '../src/config.js'
+import { migrationsDir } from '../src/paths.js'
+
+export interface Harness {
+  db: TestDatabase
+  app: App
+  config: CollectionsConfig
+  committee: Identity
+  close(): Promise<void>
+}
+
+export async function setup(
+  options: { env?: Record<string, string>; chain?: AppDeps['chain'] } = {},
+): Promise<Harness> {
+  const committee = await createIdentity()
+  const db = await createTestDatabase()
+  await migrate(db.sql, migrationsDir)
+  const config = loadConfig({ COMMITTEE_ADDRESSES: committee.address, ...options.env })
+  const app = await buildApp({ sql: db.sql, config, chain: options.chain })
+  return {
+    db,
+    app,
+    config,
+    committee,
+    close: async () => {
+      await app.close()
+      await db.drop()
+    },
+  }
+}
+
+/**
+ * A really signed request. Each carries a random nonce in its metadata: signatures are deterministic, so
+ * two identical requests signed in the same millisecond would otherwise be refused as a replay.
+ */
+export function call(
+  app: App,
+  who: Identity,
+  method: 'GET' | 'PUT' | 'POST' | 'DELETE',
+  url: string,
+  payload?: unknown,
+): Promise<LightMyRequestResponse> {
+  return signedInject(app, who, {
+    method,
+    url,
+    metadata: { nonce: randomBytes(8).toString('hex') },
+    ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }),
+  })
+}
+
+/** A valid CIDv1 (base32, raw sha-256 shape) that is unique per call. */
+export function contentHash(): string {
+  const alphabet = 'abcdefghijklmnopqrstuvwxyz234567'
+  const bytes = randomBytes(52)
+  return `bafkrei${Array.from(bytes, (b) => alphabet[b % 32]).join('')}`
+}
+
+export const uniqueName = (prefix = 'Collection') => `${prefix} ${randomBytes(5).toString('hex')}`
+
+export async function createCollection(
+  app: App,
+  owner: Identity,
+  fields: { name?: string; urn?: string | null; managers?: string[]; minters?: string[] } = {},
+): Promise<string> {
+  const id = randomUUID()
+  const res = await call(app, owner, 'PUT', `/v1/collections/${id}`, {
+    id,
+    name: fields.name ?? uniqueName(),
+    ...fields,
+  })
+  if (res.statusCode !== 204) throw new Error(`create collection: ${res.statusCode} ${res.body}`)
+  return id
+}
+
+export async function createItem(
+  app: App,
+  owner: Identity,
+  collectionId: string,
+  hash = contentHash(),
+): Promise<string> {
+  const id = randomUUID()
+  const res = await call(app, owner, 'PUT', `/v1/items/${id}`, {
+    id,
+    collection_id: collectionId,
+    name: uniqueName('Item'),
+    type: 'wearable',
+    content_hash: hash,
+  })
+  if (res.statusCode !== 204) throw new Error(`create item: ${res.statusCode} ${res.body}`)
+  return id
+}
+
+export async function acceptTos(app: App, who: Identity, collectionId: string) {
+  const res = await call(app, who, 'POST', `/v1/collections/${collectionId}/tos`, {
+    email: 'creator@example.com',
+    event: 'publish_collection_tos',
+    hashes: [contentHash()],
+  })
+  if (res.statusCode !== 204) throw new Error(`tos: ${res.statusCode} ${res.body}`)
+}
+
+export interface ErrorBody {
+  ok: false
+  error: string
+  code: string
+  data?: { errors?: { path: string; message: string }[] } & Record<string, unknown>
+}
+
+/** Asserts the error envelope and returns it. */
+export function refusal(res: LightMyRequestResponse, status: number, code?: string): ErrorBody {
+  const body = res.json() as ErrorBody
+  if (res.statusCode !== status || body.ok !== false || (code !== undefined && body.code !== code)) {
+    throw new Error(`expected ${status} ${code ?? ''}, got ${res.statusCode} ${res.body}`)
+  }
+  return body
+}
+
+export { createIdentity, type Identity, randomUUID }
