@@ -7,7 +7,11 @@ export const Address = Type.String({
   description: 'An Ethereum address (checksummed or lower-case); answers are lower-case',
   examples: ['0x004398361d0fad60d7fcf5533d94398ee9fc8ddc'],
 })
-export const Uuid = Type.String({ format: 'uuid' })
+// A pattern as well as the format: ajv's `uuid` format also accepts a `urn:uuid:` prefix.
+export const Uuid = Type.String({
+  format: 'uuid',
+  pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
+})
 
 export const Envelope = <T extends TSchema>(data: T) => Type.Object({ ok: Type.Literal(true), data })
 
@@ -34,10 +38,12 @@ export const ErrorEnvelope = Type.Object(
 export type ErrorEnvelope = Static<typeof ErrorEnvelope>
 
 export const MAX_PAGE_SIZE = 100
+/** Far past any real list, and small enough that (page - 1) * limit stays a safe integer offset. */
+export const MAX_PAGE = 1_000_000
 
 /** `page` from 1 (default 1) and `limit` 1..100 (default 20), for list routes. */
 export const PageQuery = Type.Object({
-  page: Type.Integer({ minimum: 1, default: 1 }),
+  page: Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1 }),
   limit: Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: 20 }),
 })
 export type PageQuery = Static<typeof PageQuery>

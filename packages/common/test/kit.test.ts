@@ -40,6 +40,9 @@ beforeAll(async () => {
     throw new Error('select * from secret_table where password = 1')
   })
   app.get('/big', async () => ok('x'.repeat(20_000)))
+  app.get('/echo', { schema: { querystring: Type.Object({ q: Type.String() }) } }, async (request) =>
+    ok(await db.sql`select ${request.query.q}::text as q`),
+  )
   base = await app.listen({ port: 0, host: '127.0.0.1' })
 })
 
@@ -108,6 +111,12 @@ describe('service kit over HTTP', () => {
     expect(response.status).toBe(500)
     const body = await response.json()
     expect(body).toEqual({ ok: false, error: 'Internal server error', code: 'internal_server_error' })
+  })
+
+  it('answers 400, not 500, when PostgreSQL refuses a value from the request', async () => {
+    const response = await call('/echo?q=a%00b')
+    expect(response.status).toBe(400)
+    expect(await response.json()).toMatchObject({ ok: false, code: 'bad_request' })
   })
 
   it('validates path parameters', async () => {

@@ -39,6 +39,16 @@ describe('envelopes', () => {
   })
 })
 
+describe('shared schemas', () => {
+  it('accept only a bare uuid and bound the page', async () => {
+    const { Uuid, PageQuery } = await import('../src/index.js')
+    const uuid = new RegExp(Uuid.pattern!)
+    expect(uuid.test('0b9a5b8e-2b1e-4c0f-9a57-3f2f1f0c9d11')).toBe(true)
+    expect(uuid.test('urn:uuid:0b9a5b8e-2b1e-4c0f-9a57-3f2f1f0c9d11')).toBe(false)
+    expect(PageQuery.properties.page.maximum).toBe(1_000_000)
+  })
+})
+
 describe('coordinates', () => {
   it('parse x,y within the grid', () => {
     expect(parseCoordinate('0,0')).toEqual({ x: 0, y: 0 })

@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import postgres from 'postgres'
 import { codeForStatus, HttpError } from '../errors.js'
 
 interface SchemaIssue {
@@ -79,6 +80,15 @@ function render(error: FastifyError | HttpError | Error): Rendered {
         code: 'unsupported_media_type',
         message: 'Unsupported content-type: send application/json',
       }
+  }
+  // Class 22 (data exception): a value from the request that PostgreSQL cannot take, e.g. a NUL byte or a
+  // number out of range, that validation let through. The caller's mistake, not ours.
+  if (error instanceof postgres.PostgresError && error.code.startsWith('22')) {
+    return {
+      status: 400,
+      code: 'bad_request',
+      message: 'A value in the request is malformed or out of range',
+    }
   }
   const status = fastifyError.statusCode
   if (error instanceof SyntaxError && status === 400) {
