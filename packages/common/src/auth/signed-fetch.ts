@@ -194,12 +194,26 @@ async function verifiedDelegation(chain: AuthChain, now: number): Promise<Delega
   return delegation
 }
 
+// Who signed a request payload never changes: a client re-sending the same signed GET (retries, polling
+// within the age window) is answered from memory. Bounded; the oldest entries go first.
+const MAX_RECOVERED = 10_000
+const recovered = new Map<string, string | null>()
+
+function recoveredSigner(payload: string, signature: string): string | null {
+  const key = `${signature}\n${payload}`
+  if (recovered.has(key)) return recovered.get(key)!
+  const signer = recoverPersonalSigner(payload, signature)
+  if (recovered.size >= MAX_RECOVERED) recovered.delete(recovered.keys().next().value!)
+  recovered.set(key, signer)
+  return signer
+}
+
 async function verifyPersonalChain(chain: AuthChain, options: SignedFetchOptions) {
   const now = (options.now ?? Date.now)()
   const delegation = await verifiedDelegation(chain, now)
   if (delegation.expiresAt <= now) throw invalid('the ephemeral key has expired')
   const last = chain[2]!
-  if (recoverPersonalSigner(last.payload, last.signature ?? '') !== delegation.ephemeral) {
+  if (recoveredSigner(last.payload, last.signature ?? '') !== delegation.ephemeral) {
     throw invalid('the request is not signed by the ephemeral key')
   }
 }
