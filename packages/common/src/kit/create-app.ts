@@ -103,10 +103,12 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
   app.addHook('preClose', async () => {
     closing = true
   })
-  app.addHook('onSend', async (request, reply) => {
+  // Callback-style hooks on every request: cheaper than async ones on the hot path.
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id)
     // A keep-alive socket would hold the drain open until its idle timeout.
     if (closing) reply.header('connection', 'close')
+    done(null, payload)
   })
 
   installErrorHandling(app)

@@ -13,7 +13,7 @@ export function installMetrics(app: FastifyInstance, service: string): Registry 
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: [registry],
   })
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     duration.observe(
       {
         method: request.method,
@@ -22,6 +22,7 @@ export function installMetrics(app: FastifyInstance, service: string): Registry 
       },
       reply.elapsedTime / 1000,
     )
+    done()
   })
   app.get('/metrics', { schema: { hide: true } }, async (_request, reply) =>
     reply.type(registry.contentType).send(await registry.metrics()),

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify'
 import {
   AUTH_CHAIN_HEADER_PREFIX,
   isMutating,
@@ -29,18 +29,31 @@ const PRUNE_INTERVAL_MS = 60_000
 export function installSignedFetch(app: FastifyInstance, sql: Sql, options: SignedFetchOptions) {
   app.decorateRequest('signer', null)
   app.decorateRequest('signerMetadata', null)
-  app.addHook('onRequest', async (request) => {
-    const mode = request.routeOptions.config.auth
+  const verify =
+    (mode: AuthMode): onRequestAsyncHookHandler =>
+    async (request) => {
+      if (mode === 'optional' && request.headers[`${AUTH_CHAIN_HEADER_PREFIX}0`] === undefined) return
+      const path = request.url.split('?', 1)[0] ?? request.url
+      const signer = await verifySignedFetch(
+        { method: request.method, path, headers: request.headers },
+        options,
+      )
+      if (isMutating(request.method)) await rememberSignature(sql, signer, options.maxAgeS)
+      request.signer = signer.address
+      request.signerMetadata = signer.metadata
+    }
+  // Attached to the routes that ask for it, first among their onRequest hooks (a route's own hooks may
+  // rely on request.signer), so that unsigned routes pay nothing.
+  app.addHook('onRoute', (route) => {
+    const mode = route.config?.auth
     if (!mode) return
-    if (mode === 'optional' && request.headers[`${AUTH_CHAIN_HEADER_PREFIX}0`] === undefined) return
-    const path = request.url.split('?', 1)[0] ?? request.url
-    const signer = await verifySignedFetch(
-      { method: request.method, path, headers: request.headers },
-      options,
-    )
-    if (isMutating(request.method)) await rememberSignature(sql, signer, options.maxAgeS)
-    request.signer = signer.address
-    request.signerMetadata = signer.metadata
+    const own =
+      route.onRequest === undefined
+        ? []
+        : Array.isArray(route.onRequest)
+          ? route.onRequest
+          : [route.onRequest]
+    route.onRequest = [verify(mode), ...own]
   })
   const timer = setInterval(() => {
     pruneSignatures(sql).catch((err: unknown) => app.log.warn({ err }, 'pruning used signatures failed'))
