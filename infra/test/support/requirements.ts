@@ -1,21 +1,8 @@
 import { execFileSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { createSql } from '@genesis/common'
-import { testServerUrl } from '@genesis/common/testing'
+import { postgresAnswers, testServerUrl } from '@genesis/common/testing'
 
 const ci = process.env.CI === 'true' || process.env.CI === '1'
-
-async function postgresAnswers(): Promise<boolean> {
-  const probe = createSql(testServerUrl(), { max: 1 })
-  try {
-    await probe`select 1`
-    return true
-  } catch {
-    return false
-  } finally {
-    await probe.end({ timeout: 1 })
-  }
-}
 
 function psqlInstalled(): boolean {
   try {

@@ -14,7 +14,8 @@ const DEFAULT_URL = 'postgres://postgres@127.0.0.1:5432/postgres'
 
 export const testServerUrl = () => process.env.TEST_DATABASE_URL || process.env.DATABASE_URL || DEFAULT_URL
 
-async function answers(url: string): Promise<boolean> {
+/** Whether a PostgreSQL answers at `url`. */
+export async function postgresAnswers(url: string = testServerUrl()): Promise<boolean> {
   const probe = createSql(url, { max: 1 })
   try {
     await probe`select 1`
@@ -39,7 +40,7 @@ const withDatabase = (url: string, database: string) => {
  */
 export async function createTestDatabase(): Promise<TestDatabase> {
   const serverUrl = testServerUrl()
-  if (!(await answers(serverUrl))) {
+  if (!(await postgresAnswers(serverUrl))) {
     if (process.env.CI === 'true' || process.env.CI === '1') {
       throw new Error(
         `CI=true and PostgreSQL does not answer at ${serverUrl}: the tests need a real PostgreSQL`,
