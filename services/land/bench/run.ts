@@ -1,0 +1,397 @@
+/**
+ * `pnpm bench` (from services/land): the land service's speed figures against the seeded Genesis City
+ * set, each beside a baseline measured in the same run (issue 3, "Speed"):
+ * - GET /parcels/0/0 and GET /districts req/s vs a bare Fastify route answering the same bytes (≥ 0.7×),
+ *   with the shared kit's own ceiling (createApp + a trivial route, same bytes) to show who costs what;
+ * - GET /map over the whole grid vs JSON.stringify of the same objects, and its br/gzip answers;
+ * - the service's RSS with the full index (and with its caches warm);
+ * - the PNG figures of bench/png.ts (land-png), when that file is there (skip with --no-png).
+ * The service (dist/server.js when built, else src/server.ts through tsx) and the baselines
+ * (bench/bare-server.ts, bench/kit-server.ts) each run in a process of their own on loopback; autocannon
+ * is the client. Results are printed and written to bench/results.md.
+ */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { migrate } from '@genesis/common'
+import { createTestDatabase } from '@genesis/common/testing'
+import autocannon from 'autocannon'
+import { GridIndex } from '../src/grid/grid-index.js'
+import { migrationsDir, packageRoot } from '../src/paths.js'
+import { seed } from '../src/seed.js'
+
+const ROUNDS = 7
+const DURATION_S = 2
+const CONNECTIONS = 10
+const TARGET = 0.7
+const CLOCK_TICKS = 100
+const benchDir = fileURLToPath(new URL('.', import.meta.url))
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.floor(sorted.length / 2)] as number
+}
+
+/** An ephemeral port the OS hands out, for the service (which takes its port from PORT). */
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer()
+    probe.once('error', reject)
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address()
+      probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0))
+    })
+  })
+}
+
+/**
+ * With two cores or more and `taskset` at hand, the client (this process and its autocannon worker) runs
+ * on core 0 and every server on the last core: each server measured gets the same core, and the client
+ * never competes with it. Without that, whichever processes the scheduler puts together decide the figures.
+ */
+const SERVER_CORE = cpus().length - 1
+const pinning = cpus().length >= 2 && spawnSync('taskset', ['-V']).status === 0
+if (pinning) spawnSync('taskset', ['-a', '-p', '-c', '0', String(process.pid)], { stdio: 'ignore' })
+
+function start(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+  // taskset execs the command, so the child's pid is the server's own.
+  const [command, commandArgs] = pinning
+    ? ['taskset', ['-c', String(SERVER_CORE), process.execPath, ...args]]
+    : [process.execPath, args]
+  const child = spawn(command as string, commandArgs as string[], {
+    cwd: packageRoot,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  child.stderr?.on('data', (chunk: Buffer) => process.stderr.write(chunk))
+  return child
+}
+
+/** The URL a baseline server prints (`listening http://…`) once it listens. */
+function announced(child: ChildProcess): Promise<string> {
+  return new Promise((resolve, reject) => {
+    child.stdout?.on('data', (chunk: Buffer) => {
+      const match = /listening (\S+)/.exec(chunk.toString())
+      if (match?.[1]) resolve(match[1])
+    })
+    child.once('exit', (code) => reject(new Error(`a baseline server exited with ${code}`)))
+  })
+}
+
+async function waitFor(url: string, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    try {
+      if ((await fetch(url)).ok) return
+    } catch {}
+    if (Date.now() > deadline) throw new Error(`${url} did not answer in time`)
+    await new Promise((resolve) => setTimeout(resolve, 200))
+  }
+}
+
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux; NaN elsewhere). */
+function cpuSeconds(pid: number): number {
+  try {
+    // After the command name: state is field 0, utime and stime are fields 11 and 12.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS
+  } catch {
+    return Number.NaN
+  }
+}
+
+interface Target {
+  url: string
+  pid: number
+}
+
+interface Run {
+  rps: number
+  errors: number
+  bytesPerRequest: number
+  p50: number
+  /** CPU time the server process spent per request (user + system), in microseconds. */
+  cpuUs: number
+}
+
+interface LoadOptions {
+  duration?: number
+  connections?: number
+  headers?: Record<string, string>
+}
+
+async function load(target: Target, options: LoadOptions = {}): Promise<Run> {
+  const cpuBefore = cpuSeconds(target.pid)
+  const result = await autocannon({
+    url: target.url,
+    duration: options.duration ?? DURATION_S,
+    connections: options.connections ?? CONNECTIONS,
+    headers: options.headers ?? {},
+    // The client in a thread of its own, away from this process's heap and event loop.
+    workers: 1,
+  })
+  const cpu = cpuSeconds(target.pid) - cpuBefore
+  const total = result.requests.total || 1
+  return {
+    rps: result.requests.average,
+    errors: result.errors + result.non2xx + result.timeouts,
+    bytesPerRequest: result.throughput.total / total,
+    p50: result.latency.p50,
+    cpuUs: (cpu * 1e6) / total,
+  }
+}
+
+/**
+ * Rounds in which every target runs once, the order rotating from round to round: on a shared machine the
+ * load changes from second to second, and runs close together see about the same load. Figures are
+ * medians over the rounds; ratios are taken within a round, then the median.
+ */
+async function rounds<K extends string>(
+  targets: Record<K, Target>,
+  count: number,
+  options: LoadOptions = {},
+) {
+  const names = Object.keys(targets) as K[]
+  const runs = Object.fromEntries(names.map((n) => [n, [] as Run[]])) as Record<K, Run[]>
+  for (let round = 0; round < count; round++) {
+    for (let i = 0; i < names.length; i++) {
+      const name = names[(i + round) % names.length] as K
+      runs[name].push(await load(targets[name], options))
+    }
+  }
+  const rps = (name: K) => median(runs[name].map((r) => r.rps))
+  const cpu = (name: K) => median(runs[name].map((r) => r.cpuUs))
+  const p50 = (name: K) => median(runs[name].map((r) => r.p50))
+  /** a / b in req/s, per round, and the median. */
+  const ratios = (a: K, b: K) => runs[a].map((run, i) => run.rps / (runs[b][i]?.rps ?? Number.NaN))
+  /** b / a in CPU per request (capacity of a relative to b), per round, and the median. */
+  const capacity = (a: K, b: K) =>
+    median(runs[a].map((run, i) => (runs[b][i]?.cpuUs ?? Number.NaN) / run.cpuUs))
+  const errors = (name: K) => runs[name].reduce((n, r) => n + r.errors, 0)
+  return { runs, rps, cpu, p50, ratios, ratio: (a: K, b: K) => median(ratios(a, b)), capacity, errors }
+}
+
+async function timed(url: string, headers: Record<string, string> = {}) {
+  const started = performance.now()
+  const response = await fetch(url, { headers })
+  await response.arrayBuffer()
+  return performance.now() - started
+}
+
+async function memory(serviceUrl: string) {
+  const text = await (await fetch(`${serviceUrl}/metrics`)).text()
+  const metric = (name: string) =>
+    Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[1] ?? Number.NaN)
+  return { rss: metric('process_resident_memory_bytes'), heap: metric('nodejs_heap_size_used_bytes') }
+}
+
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`
+const n0 = (n: number) => n.toFixed(0)
+const x2 = (n: number) => `${n.toFixed(2)}×`
+const us = (n: number) => `${n.toFixed(1)} µs`
+const list = (values: number[]) => values.map((v) => v.toFixed(2)).join(', ')
+const verdict = (pass: boolean) => (pass ? 'pass' : '**FAIL**')
+
+async function main() {
+  const lines: string[] = []
+  const out = (line = '') => {
+    lines.push(line)
+    console.log(line)
+  }
+  const cpu = cpus()
+  const startLoad = loadavg().map((l) => l.toFixed(1))
+
+  const db = await createTestDatabase()
+  const tmp = mkdtempSync(join(tmpdir(), 'land-bench-'))
+  const children: ChildProcess[] = []
+  const grid = new GridIndex(db.sql)
+  try {
+    await migrate(db.sql, migrationsDir)
+    let started = performance.now()
+    const summary = await seed(db.sql)
+    const seedMs = performance.now() - started
+    started = performance.now()
+    await grid.start()
+    const indexMs = performance.now() - started
+
+    const built = existsSync(join(packageRoot, 'dist/server.js'))
+    const serviceArgs = built ? ['dist/server.js'] : ['--import', 'tsx', 'src/server.ts']
+    const port = await freePort()
+    // Request logs at warn, on the service and the kit ceiling alike (the bare baseline has no logger).
+    const env = { ...process.env, LOG_LEVEL: 'warn' }
+    const service = start(serviceArgs, {
+      ...env,
+      DATABASE_URL: db.url,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LAND_AUTO_SEED: 'never',
+    })
+    children.push(service)
+    const serviceUrl = `http://127.0.0.1:${port}`
+    await waitFor(`${serviceUrl}/health/ready`)
+    const ready = await memory(serviceUrl)
+    // The server pre-serialises the whole grid in the background after each build; let it finish.
+    await new Promise((resolve) => setTimeout(resolve, 8000))
+    const prewarmed = await memory(serviceUrl)
+
+    // The bytes the baselines answer with, taken from the service itself.
+    const parcel = Buffer.from(await (await fetch(`${serviceUrl}/parcels/0/0`)).arrayBuffer())
+    const districts = Buffer.from(await (await fetch(`${serviceUrl}/districts`)).arrayBuffer())
+    const wholeUrl = `${serviceUrl}/map?nw=-150,150&se=150,-150`
+    const coldMapMs = await timed(wholeUrl)
+    const coldBrMs = await timed(wholeUrl, { 'accept-encoding': 'br' })
+    const coldGzipMs = await timed(wholeUrl, { 'accept-encoding': 'gzip' })
+    const map = Buffer.from(await (await fetch(wholeUrl)).arrayBuffer())
+    const parcelCount = (JSON.parse(map.toString()) as { data: { assets: { parcels: unknown[] } } }).data
+      .assets.parcels.length
+    writeFileSync(join(tmp, 'parcel.json'), parcel)
+    writeFileSync(join(tmp, 'districts.json'), districts)
+    writeFileSync(join(tmp, 'map.json'), map)
+
+    const bare = start(['--import', 'tsx', join(benchDir, 'bare-server.ts'), tmp], env)
+    const kit = start(['--import', 'tsx', join(benchDir, 'kit-server.ts'), tmp, db.url], env)
+    children.push(bare, kit)
+    const [bareUrl, kitUrl] = await Promise.all([announced(bare), announced(kit)])
+    if (!Buffer.from(await (await fetch(`${bareUrl}/map`)).arrayBuffer()).equals(map)) {
+      throw new Error('the baseline /map differs from the service answer')
+    }
+
+    const at = (child: ChildProcess, url: string): Target => ({ url, pid: child.pid ?? 0 })
+    const small = async (path: string) =>
+      rounds(
+        {
+          service: at(service, `${serviceUrl}${path}`),
+          kit: at(kit, `${kitUrl}${path}`),
+          bare: at(bare, `${bareUrl}${path}`),
+        },
+        ROUNDS,
+      )
+    const parcelRuns = await small('/parcels/0/0')
+    const districtRuns = await small('/districts')
+    const mapOptions = { duration: 5, connections: 2 }
+    const MAP_ROUNDS = 3
+    const mapRuns = await rounds(
+      { service: at(service, wholeUrl), bare: at(bare, `${bareUrl}/map`) },
+      MAP_ROUNDS,
+      mapOptions,
+    )
+    const br = await load(at(service, wholeUrl), { ...mapOptions, headers: { 'accept-encoding': 'br' } })
+    const gzip = await load(at(service, wholeUrl), { ...mapOptions, headers: { 'accept-encoding': 'gzip' } })
+    const warm = await memory(serviceUrl)
+
+    out('# Land service benchmark (bench/run.ts)')
+    out()
+    out(`Recorded ${new Date().toISOString()} by \`pnpm bench\` (services/land).`)
+    out()
+    out(
+      `Machine: ${cpu.length} × ${cpu[0]?.model.trim() ?? 'cpu'}, ${mb(totalmem())}, Node ${process.version}; ` +
+        `load average ${startLoad.join(' / ')} when the run started (the cores are shared with other work, so figures vary from run to run).`,
+    )
+    out(
+      `Data: the seeded Genesis City set (${summary.parcels} parcels, ${summary.districts} districts, ${summary.estates} estates, ` +
+        `${summary.publications} publications, ${summary.contributions} contributions) on PostgreSQL; seed ${(seedMs / 1000).toFixed(1)} s, ` +
+        `index build ${n0(indexMs)} ms.`,
+    )
+    out(
+      `Processes: the service \`node ${serviceArgs.join(' ')}\`; the bare baseline (bench/bare-server.ts: Fastify, no plugins, no logger); ` +
+        `the kit ceiling (bench/kit-server.ts: createApp of @genesis/common as the service uses it, one trivial route answering the same bytes). ` +
+        `LOG_LEVEL=warn. ${pinning ? `Client pinned to core 0, servers to core ${SERVER_CORE} (taskset). ` : ''}Client: autocannon in a worker thread, ${CONNECTIONS} connections, ${DURATION_S} s per run, ${ROUNDS} rounds rotating the order ` +
+        `(whole-grid map: ${mapOptions.connections} connections, ${mapOptions.duration} s, ${MAP_ROUNDS} rounds). Ratios are medians of per-round ratios. ` +
+        `CPU per request is the server process's user + system time (/proc) over the requests it answered: on a busy machine the client ` +
+        `and other work cap req/s, while CPU per request is what sets a server's capacity.`,
+    )
+    out()
+    out('| Figure | Service | Baseline (same run) | Ratio | Target |')
+    out('|---|---|---|---|---|')
+    for (const [label, r, bytes] of [
+      ['GET /parcels/0/0', parcelRuns, parcel.length],
+      ['GET /districts', districtRuns, districts.length],
+    ] as const) {
+      out(
+        `| ${label} (${bytes} B), req/s | ${n0(r.rps('service'))} | bare Fastify, same bytes: ${n0(r.rps('bare'))} | ${x2(r.ratio('service', 'bare'))} | ≥ ${TARGET}× ${verdict(r.ratio('service', 'bare') >= TARGET)} |`,
+      )
+      out(
+        `| ${label}, server CPU per request | ${us(r.cpu('service'))} | ${us(r.cpu('bare'))} | capacity ${x2(r.capacity('service', 'bare'))} | |`,
+      )
+    }
+    const mapRatio = mapRuns.ratio('service', 'bare')
+    out(
+      `| GET /map, whole grid (${parcelCount} parcels, ${mb(map.length)}), req/s | ${mapRuns.rps('service').toFixed(1)} (p50 ${mapRuns.p50('service')} ms) | JSON.stringify of the same objects: ${mapRuns.rps('bare').toFixed(1)} (p50 ${mapRuns.p50('bare')} ms) | ${x2(mapRatio)} | > 1× ${verdict(mapRatio > 1)} |`,
+    )
+    for (const [encoding, run] of [
+      ['br', br],
+      ['gzip', gzip],
+    ] as const) {
+      const smaller = map.length / run.bytesPerRequest
+      out(
+        `| GET /map, whole grid, Accept-Encoding: ${encoding} | ${run.rps.toFixed(1)} req/s, ${mb(run.bytesPerRequest)} | identity: ${mb(map.length)} | ${smaller.toFixed(1)}× smaller | compressed ${verdict(smaller > 2)} |`,
+      )
+    }
+    out()
+    out('Who costs what on the small reads (req/s ratios, median of rounds):')
+    out()
+    out(
+      '| Endpoint | kit ceiling / bare | service / kit ceiling | service / bare | CPU per request: bare, kit, service |',
+    )
+    out('|---|---|---|---|---|')
+    for (const [label, r] of [
+      ['/parcels/0/0', parcelRuns],
+      ['/districts', districtRuns],
+    ] as const) {
+      out(
+        `| ${label} | ${x2(r.ratio('kit', 'bare'))} | ${x2(r.ratio('service', 'kit'))} | ${x2(r.ratio('service', 'bare'))} | ${us(r.cpu('bare'))}, ${us(r.cpu('kit'))}, ${us(r.cpu('service'))} |`,
+      )
+    }
+    out()
+    out(
+      `Per-round service / bare: /parcels/0/0 ${list(parcelRuns.ratios('service', 'bare'))}; /districts ${list(districtRuns.ratios('service', 'bare'))}; /map ${list(mapRuns.ratios('service', 'bare'))}.`,
+    )
+    out(
+      `First whole-grid /map requests once the background pre-serialisation is done: identity ${n0(coldMapMs)} ms, br ${n0(coldBrMs)} ms, ` +
+        `gzip ${n0(coldGzipMs)} ms (one client, loopback; each encoding is made once per data version, then served from memory).`,
+    )
+    const failures =
+      parcelRuns.errors('service') +
+      districtRuns.errors('service') +
+      mapRuns.errors('service') +
+      br.errors +
+      gzip.errors
+    out(`Failed or non-2xx requests to the service: ${failures}.`)
+    out()
+    out('| Memory of the service | RSS | V8 heap used |')
+    out('|---|---|---|')
+    out(`| Ready: full index built, nothing served yet | ${mb(ready.rss)} | ${mb(ready.heap)} |`)
+    out(
+      `| Pre-serialised: every parcel's JSON and the whole-grid /map (identity, gzip, br) cached | ${mb(prewarmed.rss)} | ${mb(prewarmed.heap)} |`,
+    )
+    out(`| After the runs | ${mb(warm.rss)} | ${mb(warm.heap)} |`)
+
+    if (existsSync(join(benchDir, 'png.ts')) && !process.argv.includes('--no-png')) {
+      const png = await import('./png.js')
+      out()
+      out('## PNG maps (bench/png.ts, against the same running service)')
+      out()
+      out(png.formatPngBench(await png.runPngBench({ baseUrl: serviceUrl, grid })))
+    }
+    const results = join(benchDir, 'results.md')
+    writeFileSync(results, `${lines.join('\n')}\n`)
+    // The repository's formatter owns Markdown layout too (padded tables); keep the record lint-clean.
+    spawnSync('pnpm', ['exec', 'biome', 'format', '--write', results], { cwd: packageRoot, stdio: 'ignore' })
+  } finally {
+    for (const child of children) if (child.exitCode === null) child.kill('SIGTERM')
+    await grid.close()
+    await db.drop()
+    rmSync(tmp, { recursive: true, force: true })
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err)
+    process.exit(1)
+  },
+)

@@ -1,0 +1,113 @@
+import {
+  assetKey,
+  type DistrictRecord,
+  type EstateRecord,
+  type ParcelRecord,
+  type PublicationRecord,
+} from '../grid/records.js'
+import type { Queryable } from './queryable.js'
+import { isoOrNull, type ParcelRow, parcelColumns, publicationColumns, toParcelRecord } from './rows.js'
+
+/**
+ * Loaders shared by the index build (everything) and the listings (a page of assets), so both render
+ * the same records the same way.
+ */
+
+export async function loadAllParcels(sql: Queryable): Promise<ParcelRecord[]> {
+  const rows = await sql<ParcelRow[]>`select ${parcelColumns(sql)} from parcels`
+  return rows.map(toParcelRecord)
+}
+
+export async function loadParcelsAt(
+  sql: Queryable,
+  cells: Array<{ x: number; y: number }>,
+): Promise<ParcelRecord[]> {
+  if (cells.length === 0) return []
+  const rows = await sql<ParcelRow[]>`
+    select ${parcelColumns(sql)} from parcels
+    where (x, y) in (select * from unnest(${cells.map((c) => c.x)}::int[], ${cells.map((c) => c.y)}::int[]))`
+  return rows.map(toParcelRecord)
+}
+
+interface EstateRow {
+  id: string
+  owner: string | null
+  name: string
+  description: string
+  district_id: string | null
+  tx_hash: string | null
+  last_transferred_at: Date | null
+}
+
+async function withParcels(sql: Queryable, rows: EstateRow[], all: boolean): Promise<EstateRecord[]> {
+  const ids = rows.map((r) => r.id)
+  const members = await sql<Array<{ estate_id: string; x: number; y: number }>>`
+    select estate_id, x, y from parcels
+    where ${all ? sql`estate_id is not null` : sql`estate_id = any(${ids}::text[])`}
+    order by estate_id, x, y`
+  const parcels = new Map<string, Array<{ x: number; y: number }>>()
+  for (const { estate_id, x, y } of members) {
+    let list = parcels.get(estate_id)
+    if (!list) {
+      list = []
+      parcels.set(estate_id, list)
+    }
+    list.push({ x, y })
+  }
+  return rows.map((row) => ({
+    ...row,
+    last_transferred_at: isoOrNull(row.last_transferred_at),
+    parcels: parcels.get(row.id) ?? [],
+  }))
+}
+
+const estateColumns = (sql: Queryable) =>
+  sql`id, owner, name, description, district_id::text as district_id, tx_hash, last_transferred_at`
+
+export async function loadAllEstates(sql: Queryable): Promise<EstateRecord[]> {
+  const rows = await sql<EstateRow[]>`select ${estateColumns(sql)} from estates`
+  return withParcels(sql, rows, true)
+}
+
+/** The estates with these ids, in the order given (unknown ids are left out). */
+export async function loadEstatesById(sql: Queryable, ids: string[]): Promise<EstateRecord[]> {
+  if (ids.length === 0) return []
+  const rows = await sql<
+    EstateRow[]
+  >`select ${estateColumns(sql)} from estates where id = any(${ids}::text[])`
+  const byId = new Map((await withParcels(sql, rows, false)).map((e) => [e.id, e]))
+  return ids.flatMap((id) => byId.get(id) ?? [])
+}
+
+export async function loadDistricts(sql: Queryable): Promise<DistrictRecord[]> {
+  return sql<DistrictRecord[]>`
+    select id::text as id, name, description, link, public from districts order by lower(name), id`
+}
+
+/**
+ * Open publications that have not expired at `now`, newest first per asset (key `type:asset_id`).
+ * With `assets`, only those assets' publications are read.
+ */
+export async function loadOpenPublications(
+  sql: Queryable,
+  now: number,
+  assets?: { type: 'parcel' | 'estate'; ids: string[] },
+): Promise<Map<string, PublicationRecord[]>> {
+  if (assets && assets.ids.length === 0) return new Map()
+  const rows = await sql<PublicationRecord[]>`
+    select ${publicationColumns(sql)} from publications
+    where status = 'open' and expires_at > ${now}
+      ${assets ? sql`and type = ${assets.type} and asset_id = any(${assets.ids}::text[])` : sql``}
+    order by type, asset_id, block_time_created_at desc, tx_hash desc`
+  const byAsset = new Map<string, PublicationRecord[]>()
+  for (const row of rows) {
+    const key = assetKey(row.type, row.asset_id)
+    let list = byAsset.get(key)
+    if (!list) {
+      list = []
+      byAsset.set(key, list)
+    }
+    list.push(row)
+  }
+  return byAsset
+}

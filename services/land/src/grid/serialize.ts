@@ -1,0 +1,47 @@
+import type { Estate, Parcel, ParcelTags } from '../schemas/resources.js'
+import type { EstateRecord, ParcelRecord, PublicationRecord } from './records.js'
+
+/** The API shape of a parcel (SPEC §2.3 + estate_id), keys in a fixed order. */
+export function toParcel(
+  record: ParcelRecord,
+  tags: ParcelTags,
+  publication: PublicationRecord | null,
+): Parcel {
+  return {
+    id: `${record.x},${record.y}`,
+    x: record.x,
+    y: record.y,
+    auction_price: record.auction_price,
+    district_id: record.district_id,
+    owner: record.owner,
+    data: {
+      version: record.data_version,
+      name: record.name,
+      description: record.description,
+      ipns: record.ipns,
+    },
+    auction_owner: record.auction_owner,
+    tags,
+    last_transferred_at: record.last_transferred_at,
+    in_estate: record.estate_id !== null,
+    estate_id: record.estate_id,
+    publication,
+  }
+}
+
+/** The API shape of an estate (DESIGN §6). */
+export function toEstate(record: EstateRecord, publication: PublicationRecord | null): Estate {
+  return {
+    id: record.id,
+    owner: record.owner,
+    data: { name: record.name, description: record.description, parcels: record.parcels },
+    district_id: record.district_id,
+    tx_hash: record.tx_hash,
+    last_transferred_at: record.last_transferred_at,
+    size: record.parcels.length,
+    publication,
+  }
+}
+
+/** `{"ok":true,"data":<json>}` around an already serialised value. */
+export const envelopeJson = (dataJson: string) => `{"ok":true,"data":${dataJson}}`

@@ -1,0 +1,57 @@
+import { resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { migrate, openDatabase } from '@genesis/common'
+import { loadConfig } from './config.js'
+import { importPaths } from './importer/index.js'
+import { migrationsDir } from './paths.js'
+
+export { importPaths } from './importer/index.js'
+
+/**
+ * `pnpm --filter @genesis/land run import <file|dir>...`: JSON (an array, or `{ "parcels": [...], ... }`)
+ * or NDJSON of districts, estates, parcels, publications and contributions. Exit 0 when written, 1 when
+ * any row is invalid (each reported as file:line, nothing written), 2 on a usage error.
+ */
+async function main(args: string[]) {
+  if (args.length === 0 || args.includes('--help')) {
+    console.error('usage: pnpm --filter @genesis/land run import <file|dir>...')
+    process.exit(2)
+  }
+  const config = loadConfig()
+  const logger = { info: (...a: unknown[]) => console.error(String(a.at(-1))), warn: console.error }
+  const db = await openDatabase({
+    databaseUrl: config.DATABASE_URL,
+    dataDir: config.DATA_DIR,
+    service: 'land',
+    logger,
+  })
+  let code = 0
+  try {
+    await migrate(db.sql, migrationsDir)
+    // `pnpm --filter` runs the script in the package directory; paths are meant from where pnpm was run.
+    const from = process.env.INIT_CWD ?? process.cwd()
+    const result = await importPaths(
+      db.sql,
+      args.map((path) => resolve(from, path)),
+    )
+    for (const p of result.problems) console.error(`${p.file}:${p.line}: ${p.message}`)
+    const counts = Object.entries(result.counts)
+      .map(([kind, n]) => `${n} ${kind}`)
+      .join(', ')
+    if (result.written) console.log(`Imported ${counts}`)
+    else {
+      console.error(`Nothing imported: ${result.problems.length} problem(s) (valid rows: ${counts})`)
+      code = 1
+    }
+  } finally {
+    await db.close()
+  }
+  process.exit(code)
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main(process.argv.slice(2)).catch((err) => {
+    console.error(err instanceof Error ? err.message : err)
+    process.exit(1)
+  })
+}

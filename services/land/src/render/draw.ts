@@ -1,0 +1,243 @@
+import { createCanvas, type SKRSContext2D } from '@napi-rs/canvas'
+import {
+  cellIndex,
+  GRID_MAX,
+  GRID_MIN,
+  type MapSnapshot,
+  TILE_DISTRICT,
+  TILE_OWNED,
+  TILE_PLAZA,
+  TILE_ROAD,
+  TILE_UNOWNED,
+} from './types.js'
+import { assertParcelLimit, computeViewport, type Viewport } from './viewport.js'
+
+/** The palette of DESIGN §6 (Decentraland's atlas colours). */
+export const COLORS = {
+  background: '#18141a',
+  checkerEven: '#110e13',
+  checkerOdd: '#0d0b0e',
+  unowned: '#09080A',
+  owned: '#3D3A46',
+  district: '#5054D4',
+  road: '#716C7A',
+  plaza: '#70AC76',
+  onSale: '#1FBCFF',
+  selected: '#ff0044',
+  selectedFrame: '#ff9990',
+} as const
+
+// Paint codes: 0..4 are the TILE_* kinds, so a cell's kind is its paint unless something outranks it.
+const PAINT_ON_SALE = 5
+const PAINT_SELECTED = 6
+const PAINT_FRAME = 7
+const PAINT_CHECKER_EVEN = 8
+const PAINT_CHECKER_ODD = 9
+const PAINT_COUNT = 10
+
+// Tiles never overlap one another, so their order is free; frames go over their neighbours and under
+// the selected tiles.
+const DRAW_ORDER: readonly number[] = [
+  TILE_UNOWNED,
+  TILE_OWNED,
+  TILE_DISTRICT,
+  TILE_ROAD,
+  TILE_PLAZA,
+  PAINT_ON_SALE,
+  PAINT_CHECKER_EVEN,
+  PAINT_CHECKER_ODD,
+  PAINT_FRAME,
+  PAINT_SELECTED,
+]
+
+const PAINT_COLORS: readonly string[] = [
+  COLORS.unowned,
+  COLORS.owned,
+  COLORS.district,
+  COLORS.road,
+  COLORS.plaza,
+  COLORS.onSale,
+  COLORS.selected,
+  COLORS.selectedFrame,
+  COLORS.checkerEven,
+  COLORS.checkerOdd,
+]
+
+/** Background between tiles: about a tenth of a tile, at least one pixel, whole pixels only. */
+export const tileGap = (size: number) => Math.max(1, Math.round(size / 10))
+
+/** Thickness of the frame drawn around selected tiles. */
+export const frameWidth = (size: number) => Math.max(1, Math.round(size / 8))
+
+export interface DrawOptions {
+  /** Paint parcels on sale in the on-sale colour. */
+  publications: boolean
+  /** Parcels drawn as selected (must be inside the grid). */
+  selected: ReadonlyArray<{ x: number; y: number }>
+}
+
+export interface MapImageRequest extends DrawOptions {
+  width: number
+  height: number
+  size: number
+  center: { x: number; y: number }
+}
+
+/** Rectangles to fill, grouped by paint so that the canvas changes fillStyle once per colour. */
+class RectBatches {
+  private readonly batches: number[][] = Array.from({ length: PAINT_COUNT }, () => [])
+
+  add(paint: number, x: number, y: number, w: number, h: number): void {
+    this.batches[paint]!.push(x, y, w, h)
+  }
+
+  flush(ctx: SKRSContext2D, order: readonly number[]): void {
+    for (const paint of order) {
+      const rects = this.batches[paint]!
+      if (rects.length === 0) continue
+      ctx.fillStyle = PAINT_COLORS[paint]!
+      for (let i = 0; i < rects.length; i += 4)
+        ctx.fillRect(rects[i]!, rects[i + 1]!, rects[i + 2]!, rects[i + 3]!)
+    }
+  }
+}
+
+/** A horizontal strip that grows while the next rectangle of the same paint starts where it ends. */
+class Run {
+  private paint = -1
+  private x0 = 0
+  private x1 = 0
+  private y = 0
+  private h = 0
+
+  constructor(private readonly out: RectBatches) {}
+
+  startRow(y: number, h: number): void {
+    this.flush()
+    this.y = y
+    this.h = h
+  }
+
+  add(paint: number, x0: number, x1: number): void {
+    if (paint === this.paint && x0 === this.x1) {
+      this.x1 = x1
+      return
+    }
+    this.flush()
+    this.paint = paint
+    this.x0 = x0
+    this.x1 = x1
+  }
+
+  flush(): void {
+    if (this.paint >= 0 && this.x1 > this.x0)
+      this.out.add(this.paint, this.x0, this.y, this.x1 - this.x0, this.h)
+    this.paint = -1
+  }
+}
+
+const inGrid = (x: number, y: number) => x >= GRID_MIN && x <= GRID_MAX && y >= GRID_MIN && y <= GRID_MAX
+const isEven = (n: number) => (n & 1) === 0
+
+/**
+ * Draws the viewport's parcels. Each cell is `size` pixels; its tile leaves a gap of background on its right
+ * and top edges, filled towards a neighbour of the same joined group (same non-zero group, same kind, same
+ * paint; adjacent selected tiles also join), and at the top-right corner when all four cells there join.
+ * Outside the grid the cells form a seamless checkerboard.
+ */
+export function drawMap(
+  ctx: SKRSContext2D,
+  snapshot: MapSnapshot,
+  viewport: Viewport,
+  options: DrawOptions,
+): void {
+  const { width, height, size, cols, rows, minX, maxY, originX, originY } = viewport
+  const { kind, group, onSale } = snapshot
+  const gap = tileGap(size)
+  const frame = frameWidth(size)
+
+  const selected = new Set<number>()
+  for (const { x, y } of options.selected) if (inGrid(x, y)) selected.add(cellIndex(x, y))
+
+  // Paint and grid index of every cell of the viewport plus one column to the east and one row to the
+  // north, the neighbours that decide joins. Window row 0 is the extra row (y = maxY + 1).
+  const wCols = cols + 1
+  const wRows = rows + 1
+  const paint = new Uint8Array(wCols * wRows)
+  const cell = new Int32Array(wCols * wRows)
+  for (let r = 0; r < wRows; r++) {
+    const y = maxY + 1 - r
+    for (let c = 0; c < wCols; c++) {
+      const x = minX + c
+      const w = r * wCols + c
+      if (!inGrid(x, y)) {
+        cell[w] = -1
+        paint[w] = isEven(x + y) ? PAINT_CHECKER_EVEN : PAINT_CHECKER_ODD
+        continue
+      }
+      const i = cellIndex(x, y)
+      cell[w] = i
+      if (selected.size > 0 && selected.has(i)) paint[w] = PAINT_SELECTED
+      else if (options.publications && onSale[i] === 1) paint[w] = PAINT_ON_SALE
+      else paint[w] = kind[i]! <= TILE_PLAZA ? kind[i]! : TILE_UNOWNED
+    }
+  }
+
+  const joined = (a: number, b: number): boolean => {
+    const p = paint[a]!
+    if (p !== paint[b] || p >= PAINT_CHECKER_EVEN) return false
+    if (p === PAINT_SELECTED) return true
+    const ga = cell[a]!
+    const gb = cell[b]!
+    return group[ga] !== 0 && group[ga] === group[gb] && kind[ga] === kind[gb]
+  }
+
+  const batches = new RectBatches()
+  const body = new Run(batches)
+  const top = new Run(batches)
+  const tileHeight = size - gap
+
+  ctx.fillStyle = COLORS.background
+  ctx.fillRect(0, 0, width, height)
+
+  for (let r = 1; r < wRows; r++) {
+    const py = originY + (r - 1) * size
+    if (py >= height) break
+    body.startRow(py + gap, tileHeight)
+    top.startRow(py, gap)
+    for (let c = 0; c < cols; c++) {
+      const px = originX + c * size
+      const w = r * wCols + c
+      const p = paint[w]!
+      if (p >= PAINT_CHECKER_EVEN) {
+        batches.add(p, px, py, size, size)
+        continue
+      }
+      if (p === PAINT_SELECTED) {
+        batches.add(PAINT_FRAME, px - frame, py + gap - frame, tileHeight + 2 * frame, tileHeight + 2 * frame)
+      }
+      const east = w + 1
+      const north = w - wCols
+      const joinEast = joined(w, east)
+      const joinNorth = joined(w, north)
+      body.add(p, px, px + (joinEast ? size : tileHeight))
+      if (joinNorth) {
+        const corner = joinEast && joined(w, north + 1)
+        top.add(p, px, px + (corner ? size : tileHeight))
+      }
+    }
+  }
+  body.flush()
+  top.flush()
+
+  batches.flush(ctx, DRAW_ORDER)
+}
+
+/** Draws the map for one image request and encodes it as PNG (encoding runs off the event loop). */
+export async function renderMapPng(snapshot: MapSnapshot, request: MapImageRequest): Promise<Buffer> {
+  const viewport = computeViewport(request)
+  assertParcelLimit(viewport)
+  const canvas = createCanvas(request.width, request.height)
+  drawMap(canvas.getContext('2d'), snapshot, viewport, request)
+  return canvas.encode('png')
+}

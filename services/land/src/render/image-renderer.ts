@@ -1,0 +1,98 @@
+import { type MapImageRequest, renderMapPng } from './draw.js'
+import { ImageCache } from './image-cache.js'
+import type { MapSnapshot } from './types.js'
+
+export const DEFAULT_IMAGE_CACHE_BYTES = 32 * 1024 * 1024
+/** Request URLs remembered for the fast path: at most this many, each at most this long. */
+const MAX_REMEMBERED_URLS = 4096
+const MAX_REMEMBERED_URL_LENGTH = 512
+
+type Coordinate = { x: number; y: number }
+
+const fullKeyOf = (version: string, key: string) => `${version}\n${key}`
+
+/** Sorted and without repeats, so that equal selections make equal cache keys. */
+export function normaliseSelection(selected: readonly Coordinate[]): Coordinate[] {
+  const seen = new Set<string>()
+  const out: Coordinate[] = []
+  for (const c of selected) {
+    const id = `${c.x},${c.y}`
+    if (seen.has(id)) continue
+    seen.add(id)
+    out.push({ x: c.x, y: c.y })
+  }
+  return out.sort((a, b) => a.x - b.x || a.y - b.y)
+}
+
+/**
+ * Everything that decides the pixels, in one string. `subject` replaces the selection when something
+ * shorter names it (an estate id: its parcels only change with the data version).
+ */
+export function imageKey(request: MapImageRequest, subject?: string): string {
+  const { width, height, size, center, publications } = request
+  const selection = subject ?? request.selected.map((c) => `${c.x},${c.y}`).join(';')
+  return `${width}x${height}@${size} c=${center.x},${center.y} p=${publications ? 1 : 0} s=${selection}`
+}
+
+interface RememberedUrl {
+  version: string
+  fullKey: string
+  etag: string
+}
+
+/**
+ * Renders PNGs once per data version and parameters: an LRU of finished images, one render per key in
+ * flight, and the URLs already answered, so that a repeated URL skips parsing, validation and hashing.
+ */
+export class MapImageRenderer {
+  private readonly cache: ImageCache
+  private readonly inFlight = new Map<string, Promise<Buffer>>()
+  private readonly urls = new Map<string, RememberedUrl>()
+
+  constructor(maxCacheBytes = DEFAULT_IMAGE_CACHE_BYTES) {
+    this.cache = new ImageCache(maxCacheBytes)
+  }
+
+  get cachedBytes(): number {
+    return this.cache.bytes
+  }
+
+  /** The answer already given to this exact URL under this data version, if its image is still cached. */
+  answered(url: string, version: string): { etag: string; png: Buffer } | undefined {
+    const remembered = this.urls.get(url)
+    if (remembered === undefined || remembered.version !== version) return undefined
+    const png = this.cache.get(remembered.fullKey)
+    return png === undefined ? undefined : { etag: remembered.etag, png }
+  }
+
+  /** Notes that `url` is answered with the image of `key` (its images stay bounded by the cache, not here). */
+  remember(url: string, version: string, key: string, etag: string): void {
+    // A long selection list stays on the ordinary path rather than pinning kilobytes of URL here.
+    if (url.length > MAX_REMEMBERED_URL_LENGTH) return
+    if (this.urls.size >= MAX_REMEMBERED_URLS) {
+      for (const [oldUrl, old] of this.urls) {
+        if (this.urls.size < MAX_REMEMBERED_URLS && old.version === version) break
+        this.urls.delete(oldUrl)
+      }
+    }
+    this.urls.set(url, { version, fullKey: fullKeyOf(version, key), etag })
+  }
+
+  async png(snapshot: MapSnapshot, request: MapImageRequest, key: string): Promise<Buffer> {
+    this.cache.retainVersion(snapshot.version)
+    const fullKey = fullKeyOf(snapshot.version, key)
+    const cached = this.cache.get(fullKey)
+    if (cached) return cached
+    const pending = this.inFlight.get(fullKey)
+    if (pending) return pending
+    const rendering = renderMapPng(snapshot, request)
+      .then((png) => {
+        // Only keep it if the data did not move on while it was being encoded.
+        if (this.cache.version === snapshot.version) this.cache.set(fullKey, png)
+        return png
+      })
+      .finally(() => this.inFlight.delete(fullKey))
+    this.inFlight.set(fullKey, rendering)
+    return rendering
+  }
+}

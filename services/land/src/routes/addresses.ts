@@ -1,0 +1,63 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { contributionsOf } from '../db/contributions.js'
+import { estatesOwnedBy, parcelsOwnedBy } from '../db/listings.js'
+import { estatesFromDatabase, parcelsFromDatabase } from '../grid/hydrate.js'
+import { AddressParams, PagingQuery } from '../schemas/queries.js'
+import { ContributionsEnvelope, EstateListEnvelope, ParcelListEnvelope } from '../schemas/resources.js'
+import type { LandRouteOptions } from './options.js'
+import { NO_BODY, sendData } from './send.js'
+
+export const addressRoutes: FastifyPluginAsyncTypebox<LandRouteOptions> = async (app, { sql, grid }) => {
+  app.get(
+    '/addresses/:address/contributions',
+    {
+      ...NO_BODY,
+      schema: {
+        summary: 'LAND the address contributed to districts',
+        tags: ['addresses', 'districts'],
+        params: AddressParams,
+        response: { 200: ContributionsEnvelope },
+      },
+    },
+    async (request, reply) =>
+      sendData(reply, await contributionsOf(sql, request.params.address.toLowerCase())),
+  )
+
+  app.get(
+    '/addresses/:address/parcels',
+    {
+      ...NO_BODY,
+      schema: {
+        summary: 'Parcels the address owns (those inside its estates included), by x then y',
+        tags: ['addresses', 'parcels'],
+        params: AddressParams,
+        querystring: PagingQuery,
+        response: { 200: ParcelListEnvelope },
+      },
+    },
+    async (request, reply) => {
+      const view = grid.current()
+      const now = Date.now()
+      const { cells, total } = await parcelsOwnedBy(sql, request.params.address.toLowerCase(), request.query)
+      return sendData(reply, { parcels: await parcelsFromDatabase(sql, view, cells, now), total })
+    },
+  )
+
+  app.get(
+    '/addresses/:address/estates',
+    {
+      ...NO_BODY,
+      schema: {
+        summary: 'Estates the address owns, by id',
+        tags: ['addresses', 'estates'],
+        params: AddressParams,
+        querystring: PagingQuery,
+        response: { 200: EstateListEnvelope },
+      },
+    },
+    async (request, reply) => {
+      const { ids, total } = await estatesOwnedBy(sql, request.params.address.toLowerCase(), request.query)
+      return sendData(reply, { estates: await estatesFromDatabase(sql, ids, Date.now()), total })
+    },
+  )
+}

@@ -1,0 +1,36 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { DEFAULT_SORT_ORDER, listAssetIds } from '../db/listings.js'
+import { estatesFromDatabase } from '../grid/hydrate.js'
+import { ListQuery } from '../schemas/queries.js'
+import { EstateListEnvelope } from '../schemas/resources.js'
+import type { LandRouteOptions } from './options.js'
+import { NO_BODY, sendData } from './send.js'
+
+export const estateRoutes: FastifyPluginAsyncTypebox<LandRouteOptions> = async (app, { sql }) => {
+  app.get(
+    '/estates',
+    {
+      ...NO_BODY,
+      schema: {
+        summary: 'Estates with a publication in a status, sorted and paginated',
+        tags: ['estates'],
+        querystring: ListQuery,
+        response: { 200: EstateListEnvelope },
+      },
+    },
+    async (request, reply) => {
+      const { status = 'open', sort_by = 'created_at', sort_order, limit, offset } = request.query
+      const now = Date.now()
+      const { ids, total } = await listAssetIds(sql, {
+        type: 'estate',
+        status,
+        sortBy: sort_by,
+        sortOrder: sort_order ?? DEFAULT_SORT_ORDER[sort_by],
+        limit,
+        offset,
+        now,
+      })
+      return sendData(reply, { estates: await estatesFromDatabase(sql, ids, now), total })
+    },
+  )
+}

@@ -1,0 +1,177 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { NotFoundError, parseCoordinate, parseCoordinateList } from '@genesis/common'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { MapImageRequest } from '../render/draw.js'
+import { imageETag, matchesIfNoneMatch } from '../render/etag.js'
+import {
+  DEFAULT_IMAGE_CACHE_BYTES,
+  imageKey,
+  MapImageRenderer,
+  normaliseSelection,
+} from '../render/image-renderer.js'
+import {
+  EstateImageParams,
+  IMAGE_DEFAULTS,
+  ImageQuery,
+  MapImageQuery,
+  PATTERN_HINTS,
+  ParcelImageParams,
+  PngResponse,
+} from '../render/schemas.js'
+import type { MapSource } from '../render/types.js'
+import { refuseInvalidParameters } from '../render/validation.js'
+import { assertParcelLimit, computeViewport } from '../render/viewport.js'
+
+/**
+ * Clients and proxies may reuse an image for a minute without asking; after that a revalidation with
+ * If-None-Match costs a hash, not a render.
+ */
+export const MAP_IMAGE_CACHE_CONTROL = 'public, max-age=60'
+
+export interface MapImageRoutesOptions {
+  grid: MapSource
+  /** Bound of the rendered-image cache, in bytes (default 32 MiB). */
+  imageCacheBytes?: number
+}
+
+// One renderer per grid, so the routes registered under `/` and `/v1` share one image cache.
+const renderers = new WeakMap<MapSource, MapImageRenderer>()
+
+function rendererFor(grid: MapSource, maxBytes: number): MapImageRenderer {
+  let renderer = renderers.get(grid)
+  if (!renderer) {
+    renderer = new MapImageRenderer(maxBytes)
+    renderers.set(grid, renderer)
+  }
+  return renderer
+}
+
+/** The element at floor(n/2) of the sorted values (DESIGN §6: an estate image's centre). */
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.floor(sorted.length / 2)]!
+}
+
+const tags = ['map']
+
+/** The query's image fields; the schema fills the defaults in, the fallbacks only satisfy the types. */
+const imageOptions = (query: ImageQuery) => ({
+  width: query.width ?? IMAGE_DEFAULTS.width,
+  height: query.height ?? IMAGE_DEFAULTS.height,
+  size: query.size ?? IMAGE_DEFAULTS.size,
+  publications: query.publications ?? IMAGE_DEFAULTS.publications,
+})
+
+export const mapImageRoutes: FastifyPluginAsyncTypebox<MapImageRoutesOptions> = async (app, options) => {
+  const { grid } = options
+  const renderer = rendererFor(grid, options.imageCacheBytes ?? DEFAULT_IMAGE_CACHE_BYTES)
+
+  /** Sets the caching headers; true when the client already holds this image. */
+  function notModified(request: FastifyRequest, reply: FastifyReply, etag: string): boolean {
+    reply.header('etag', etag).header('cache-control', MAP_IMAGE_CACHE_CONTROL)
+    return matchesIfNoneMatch(request.headers['if-none-match'], etag)
+  }
+
+  async function answer(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    image: MapImageRequest,
+    subject?: string,
+  ) {
+    assertParcelLimit(computeViewport(image))
+    const snapshot = grid.snapshot()
+    const key = imageKey(image, subject)
+    const etag = imageETag(snapshot.version, key)
+    if (notModified(request, reply, etag)) return reply.code(304).send()
+    const png = await renderer.png(snapshot, image, key)
+    renderer.remember(request.url, snapshot.version, key, etag)
+    return reply.type('image/png').send(png)
+  }
+
+  // A URL answered before under the same data version is answered again before parsing and validation.
+  app.addHook('onRequest', async (request, reply) => {
+    const hit = renderer.answered(request.url, grid.snapshot().version)
+    if (hit === undefined) return
+    if (notModified(request, reply, hit.etag)) reply.code(304).send()
+    else reply.type('image/png').send(hit.png)
+    return reply
+  })
+
+  app.get(
+    '/map.png',
+    {
+      attachValidation: true,
+      schema: {
+        tags,
+        summary: 'A PNG of the map around a centre, with optional selected parcels',
+        querystring: MapImageQuery,
+        response: { 200: PngResponse },
+      },
+    },
+    async (request, reply) => {
+      refuseInvalidParameters(request, PATTERN_HINTS)
+      const { center = IMAGE_DEFAULTS.center, selected } = request.query
+      return answer(request, reply, {
+        ...imageOptions(request.query),
+        center: parseCoordinate(center, 'center'),
+        selected: normaliseSelection(selected ? parseCoordinateList(selected, 'selected') : []),
+      })
+    },
+  )
+
+  app.get(
+    '/parcels/:x/:y/map.png',
+    {
+      attachValidation: true,
+      schema: {
+        tags,
+        summary: 'A PNG of the map centred on a parcel, the parcel drawn as selected',
+        params: ParcelImageParams,
+        querystring: ImageQuery,
+        response: { 200: PngResponse },
+      },
+    },
+    async (request, reply) => {
+      refuseInvalidParameters(request)
+      const { x, y } = request.params
+      return answer(request, reply, {
+        ...imageOptions(request.query),
+        center: { x, y },
+        selected: [{ x, y }],
+      })
+    },
+  )
+
+  app.get(
+    '/estates/:id/map.png',
+    {
+      attachValidation: true,
+      schema: {
+        tags,
+        summary: 'A PNG of the map centred on an estate, its parcels drawn as selected',
+        params: EstateImageParams,
+        querystring: ImageQuery,
+        response: { 200: PngResponse },
+      },
+    },
+    async (request, reply) => {
+      refuseInvalidParameters(request)
+      const { id } = request.params
+      const parcels = grid.estateParcels(id)
+      if (parcels === undefined) throw new NotFoundError(`Estate "${id}" not found`, { data: { id } })
+      if (parcels.length === 0) {
+        throw new NotFoundError(`Estate "${id}" has no parcels to draw`, {
+          code: 'estate_empty',
+          data: { id },
+        })
+      }
+      const center = { x: median(parcels.map((p) => p.x)), y: median(parcels.map((p) => p.y)) }
+      return answer(
+        request,
+        reply,
+        { ...imageOptions(request.query), center, selected: parcels },
+        `estate:${id}`,
+      )
+    },
+  )
+}

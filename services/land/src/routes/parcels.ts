@@ -1,0 +1,74 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { DEFAULT_SORT_ORDER, listAssetIds } from '../db/listings.js'
+import { publicationsOfParcel } from '../db/publications.js'
+import { cellOfAssetId, parcelsFromDatabase } from '../grid/hydrate.js'
+import { ListQuery, ParcelParams, ParcelPublicationsQuery } from '../schemas/queries.js'
+import { ParcelEnvelope, ParcelListEnvelope, PublicationsEnvelope } from '../schemas/resources.js'
+import type { LandRouteOptions } from './options.js'
+import { NO_BODY, SELF_ENCODED, sendData, sendJson } from './send.js'
+
+export const parcelRoutes: FastifyPluginAsyncTypebox<LandRouteOptions> = async (app, { sql, grid }) => {
+  app.get(
+    '/parcels',
+    {
+      ...NO_BODY,
+      schema: {
+        summary: 'Parcels with a publication in a status, sorted and paginated',
+        tags: ['parcels'],
+        querystring: ListQuery,
+        response: { 200: ParcelListEnvelope },
+      },
+    },
+    async (request, reply) => {
+      const { status = 'open', sort_by = 'created_at', sort_order, limit, offset } = request.query
+      const view = grid.current()
+      const now = Date.now()
+      const { ids, total } = await listAssetIds(sql, {
+        type: 'parcel',
+        status,
+        sortBy: sort_by,
+        sortOrder: sort_order ?? DEFAULT_SORT_ORDER[sort_by],
+        limit,
+        offset,
+        now,
+      })
+      const parcels = await parcelsFromDatabase(sql, view, ids.map(cellOfAssetId), now)
+      return sendData(reply, { parcels, total })
+    },
+  )
+
+  // The hottest read: served from the index, serialised once per parcel and data version.
+  app.get(
+    '/parcels/:x/:y',
+    {
+      ...SELF_ENCODED,
+      schema: {
+        summary: 'The parcel at x,y',
+        tags: ['parcels'],
+        params: ParcelParams,
+        response: { 200: ParcelEnvelope },
+      },
+    },
+    (request, reply) => {
+      sendJson(reply, grid.current().parcelEnvelope(request.params.x, request.params.y))
+    },
+  )
+
+  app.get(
+    '/parcels/:x/:y/publications',
+    {
+      ...NO_BODY,
+      schema: {
+        summary: "The parcel's publications, newest first",
+        tags: ['parcels', 'publications'],
+        params: ParcelParams,
+        querystring: ParcelPublicationsQuery,
+        response: { 200: PublicationsEnvelope },
+      },
+    },
+    async (request, reply) => {
+      const { x, y } = request.params
+      return sendData(reply, await publicationsOfParcel(sql, `${x},${y}`, request.query.status, Date.now()))
+    },
+  )
+}

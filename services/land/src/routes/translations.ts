@@ -1,0 +1,41 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { NotFoundError } from '@genesis/common'
+import { CachedBody } from '../grid/map-body.js'
+import { envelopeJson } from '../grid/serialize.js'
+import { LocaleParams } from '../schemas/queries.js'
+import { TranslationsEnvelope } from '../schemas/resources.js'
+import { LOCALES, type Locale, resolveLocale } from '../translations/index.js'
+import type { LandRouteOptions } from './options.js'
+import { SELF_ENCODED, sendCached } from './send.js'
+
+const serialised = Object.fromEntries(
+  Object.entries(LOCALES).map(([locale, table]) => [
+    locale,
+    new CachedBody(Buffer.from(envelopeJson(JSON.stringify(table)))),
+  ]),
+) as Record<Locale, CachedBody>
+
+export const translationRoutes: FastifyPluginAsyncTypebox<LandRouteOptions> = async (app) => {
+  app.get(
+    '/translations/:locale',
+    {
+      ...SELF_ENCODED,
+      schema: {
+        summary: 'UI translations for a locale (a flat key → text map)',
+        tags: ['translations'],
+        params: LocaleParams,
+        response: { 200: TranslationsEnvelope },
+      },
+    },
+    (request, reply) => {
+      const locale = resolveLocale(request.params.locale)
+      if (!locale) {
+        throw new NotFoundError(
+          `No translations for locale "${request.params.locale}": available are ${Object.keys(LOCALES).join(', ')}`,
+          { data: { locale: request.params.locale } },
+        )
+      }
+      sendCached(request, reply, serialised[locale])
+    },
+  )
+}

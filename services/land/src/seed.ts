@@ -1,0 +1,76 @@
+import { pathToFileURL } from 'node:url'
+import { migrate, openDatabase, type Sql } from '@genesis/common'
+import cliProgress from 'cli-progress'
+import { loadConfig } from './config.js'
+import { migrationsDir } from './paths.js'
+import { generateGenesisCity, readSourceData } from './seed/genesis-city.js'
+import { type Progress, writeSeedSet } from './seed/write.js'
+
+export interface SeedOptions {
+  progress?: Progress
+}
+
+export interface SeedSummary {
+  districts: number
+  parcels: number
+  estates: number
+  publications: number
+  contributions: number
+}
+
+/** Loads the Genesis City demo set (DESIGN §6), replacing what the land tables hold. Idempotent. */
+export async function seed(sql: Sql, options: SeedOptions = {}): Promise<SeedSummary> {
+  const set = generateGenesisCity(readSourceData())
+  await writeSeedSet(sql, set, options.progress)
+  return {
+    districts: set.districts.length,
+    parcels: set.parcels.length,
+    estates: set.estates.length,
+    publications: set.publications.length,
+    contributions: set.contributions.length,
+  }
+}
+
+/** `pnpm --filter @genesis/land run seed`: against DATABASE_URL, or the embedded default under DATA_DIR. */
+async function main() {
+  const config = loadConfig()
+  const logger = { info: (...args: unknown[]) => console.error(String(args.at(-1))), warn: console.error }
+  const db = await openDatabase({
+    databaseUrl: config.DATABASE_URL,
+    dataDir: config.DATA_DIR,
+    service: 'land',
+    logger,
+  })
+  const bar = new cliProgress.SingleBar(
+    { format: 'seeding {bar} {percentage}% | {value}/{total} rows | {step}', hideCursor: true },
+    cliProgress.Presets.shades_classic,
+  )
+  const started = Date.now()
+  try {
+    await migrate(db.sql, migrationsDir)
+    let begun = false
+    const summary = await seed(db.sql, {
+      progress: (done, total, step) => {
+        if (!begun) bar.start(total, 0, { step })
+        begun = true
+        bar.update(done, { step })
+      },
+    })
+    bar.stop()
+    console.log(
+      `Seeded Genesis City in ${((Date.now() - started) / 1000).toFixed(1)} s: ${summary.parcels} parcels, ` +
+        `${summary.districts} districts, ${summary.estates} estates, ${summary.publications} publications, ` +
+        `${summary.contributions} contributions`,
+    )
+  } finally {
+    bar.stop()
+    await db.close()
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main().catch((err) => {
+    console.error(err instanceof Error ? err.message : err)
+    process.exit(1)
+  })
+}

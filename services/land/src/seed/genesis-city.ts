@@ -1,0 +1,380 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import {
+  ESTATE_CONTRACT,
+  LAND_CONTRACT,
+  MARKETPLACE_CONTRACT,
+  PLAZA_DISTRICT_ID,
+  ROAD_DISTRICT_ID,
+} from '../domain/constants.js'
+import { bfsDistances } from '../grid/proximity.js'
+import type { DistrictRecord, ParcelRecord, PublicationRecord } from '../grid/records.js'
+import { dataDir } from '../paths.js'
+import { cellIndex, GRID_MIN, GRID_SIZE } from '../render/types.js'
+import { Random } from './prng.js'
+import { estateDescription, estateName, ipnsName, parcelDescription, parcelName } from './words.js'
+
+/** The source files as published by decentraland/atlas-server (see data/SOURCE.md). */
+export interface SourceDistrict {
+  id: string
+  name: string
+  description: string
+  parcels: string[]
+  totalParcels: number | null
+}
+export type SourceContributions = Record<
+  string,
+  Array<{ address: string; districtId: string; totalParcels: number }>
+>
+
+export interface EstateRow {
+  id: string
+  owner: string
+  name: string
+  description: string
+  district_id: string | null
+  tx_hash: string
+  last_transferred_at: string
+}
+
+export interface ContributionRow {
+  address: string
+  district_id: string
+  land_count: number
+}
+
+export interface SeedSet {
+  districts: DistrictRecord[]
+  estates: EstateRow[]
+  parcels: ParcelRecord[]
+  publications: PublicationRecord[]
+  contributions: ContributionRow[]
+}
+
+export function readSourceData(dir = dataDir): {
+  districts: SourceDistrict[]
+  contributions: SourceContributions
+} {
+  return {
+    districts: JSON.parse(readFileSync(join(dir, 'districts.json'), 'utf8')) as SourceDistrict[],
+    contributions: JSON.parse(readFileSync(join(dir, 'contributions.json'), 'utf8')) as SourceContributions,
+  }
+}
+
+const CELLS = GRID_SIZE * GRID_SIZE
+const DAY = 86_400_000
+/** Every synthetic time lies before this instant, and every active listing expires long after it. */
+const ANCHOR = Date.UTC(2025, 5, 1)
+const FIRST_SALE = Date.UTC(2018, 0, 15)
+const OWNER_POOL = 5000
+const UNOWNED_SHARE = 0.035
+const ESTATE_TARGET = 320
+const PARCEL_LISTINGS = 2600
+const ESTATE_LISTINGS = 110
+
+const xOf = (cell: number) => (cell % GRID_SIZE) + GRID_MIN
+const yOf = (cell: number) => Math.floor(cell / GRID_SIZE) + GRID_MIN
+const iso = (ms: number) => new Date(ms).toISOString()
+/** Roughly 13 s per Ethereum block, anchored near the LAND contract's deployment. */
+const blockAt = (ms: number) => Math.round(4_500_000 + (ms - Date.UTC(2017, 10, 1)) / 13_000)
+const roundTo = (value: number, step: number) => Math.max(step, Math.round(value / step) * step)
+
+/** Picks from a long-tailed (Zipf-like) distribution: a few owners hold a lot, most hold a little. */
+function zipfPicker(rng: Random, items: string[], exponent: number) {
+  const cumulative = new Float64Array(items.length)
+  let total = 0
+  for (let i = 0; i < items.length; i++) {
+    total += 1 / (i + 1) ** exponent
+    cumulative[i] = total
+  }
+  return () => {
+    const r = rng.next() * total
+    let lo = 0
+    let hi = items.length - 1
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1
+      if ((cumulative[mid] as number) > r) hi = mid
+      else lo = mid + 1
+    }
+    return items[lo] as string
+  }
+}
+
+function neighbours(cell: number): number[] {
+  const x = cell % GRID_SIZE
+  const out: number[] = []
+  if (x > 0) out.push(cell - 1)
+  if (x < GRID_SIZE - 1) out.push(cell + 1)
+  if (cell >= GRID_SIZE) out.push(cell - GRID_SIZE)
+  if (cell < CELLS - GRID_SIZE) out.push(cell + GRID_SIZE)
+  return out
+}
+
+/**
+ * The Genesis City demo set: the real districts and contributions, and synthetic but deterministic
+ * owners, estates, names, auction results and publications. Pure: the same input gives the same set.
+ */
+export function generateGenesisCity(source: {
+  districts: SourceDistrict[]
+  contributions: SourceContributions
+}): SeedSet {
+  const districtOf: Array<string | null> = new Array(CELLS).fill(null)
+  for (const district of source.districts) {
+    for (const id of district.parcels) {
+      const [x, y] = id.split(',').map(Number)
+      districtOf[cellIndex(x as number, y as number)] = district.id
+    }
+  }
+  const roadCells: number[] = []
+  const plazaCells: number[] = []
+  for (let cell = 0; cell < CELLS; cell++) {
+    if (districtOf[cell] === ROAD_DISTRICT_ID) roadCells.push(cell)
+    else if (districtOf[cell] === PLAZA_DISTRICT_ID) plazaCells.push(cell)
+  }
+  const roadSteps = bfsDistances(roadCells, GRID_SIZE * 2).steps
+  const plazaSteps = bfsDistances(plazaCells, GRID_SIZE * 2).steps
+  /** What a parcel is worth in MANA: more near plazas and roads, and near the centre. */
+  const value = (cell: number) => {
+    const fromCentre = Math.hypot(xOf(cell), yOf(cell))
+    return (
+      1500 +
+      32_000 * Math.exp(-(plazaSteps[cell] as number) / 14) +
+      7000 * Math.exp(-(roadSteps[cell] as number) / 2.5) +
+      5000 * Math.exp(-fromCentre / 45)
+    )
+  }
+
+  const ownerRng = new Random('genesis-city/owners')
+  const pool = Array.from({ length: OWNER_POOL }, () => ownerRng.address())
+  const pickOwner = zipfPicker(ownerRng, pool, 0.85)
+  const foundation = new Random('genesis-city/foundation').address()
+  const districtOwner = new Map(
+    source.districts.map((d) => [
+      d.id,
+      d.id === ROAD_DISTRICT_ID || d.id === PLAZA_DISTRICT_ID
+        ? foundation
+        : new Random(`district/${d.id}`).address(),
+    ]),
+  )
+
+  // Owners, auction results, names: cell by cell, west to east and south to north, so that owners
+  // cluster (people buy next to what they have) and small patches stay unclaimed.
+  const parcels: ParcelRecord[] = new Array(CELLS)
+  const parcelRng = new Random('genesis-city/parcels')
+  const free = (cell: number) => districtOf[cell] === null
+  for (let cell = 0; cell < CELLS; cell++) {
+    const x = xOf(cell)
+    const y = yOf(cell)
+    const districtId = districtOf[cell] as string | null
+    const parcel: ParcelRecord = {
+      x,
+      y,
+      owner: null,
+      district_id: districtId,
+      estate_id: null,
+      data_version: 0,
+      name: '',
+      description: '',
+      ipns: '',
+      auction_price: null,
+      auction_owner: null,
+      last_transferred_at: null,
+    }
+    parcels[cell] = parcel
+    if (districtId !== null) {
+      parcel.owner = districtOwner.get(districtId) ?? foundation
+      continue
+    }
+    const west = x > GRID_MIN && free(cell - 1) ? (parcels[cell - 1] as ParcelRecord) : undefined
+    const south =
+      cell >= GRID_SIZE && free(cell - GRID_SIZE) ? (parcels[cell - GRID_SIZE] as ParcelRecord) : undefined
+    const unclaimedNear = (west && west.owner === null) || (south && south.owner === null)
+    if (parcelRng.chance(unclaimedNear ? 0.3 : UNOWNED_SHARE * 0.8)) continue
+    if (west?.owner && parcelRng.chance(0.45)) parcel.owner = west.owner
+    else if (south?.owner && parcelRng.chance(0.3)) parcel.owner = south.owner
+    else parcel.owner = pickOwner()
+    parcel.last_transferred_at = iso(parcelRng.int(FIRST_SALE, ANCHOR - 14 * DAY))
+    if (parcelRng.chance(0.25)) {
+      parcel.auction_price = roundTo(value(cell) * (0.6 + parcelRng.next() * 0.8), 10)
+      parcel.auction_owner = parcelRng.chance(0.65) ? parcel.owner : pickOwner()
+    }
+    if (parcelRng.chance(0.12)) {
+      parcel.name = parcelName(parcelRng)
+      parcel.description = parcelDescription(parcelRng, parcel.name)
+      parcel.data_version = parcelRng.int(1, 3)
+      if (parcelRng.chance(0.3)) parcel.ipns = ipnsName(parcelRng)
+    }
+  }
+
+  // Estates: contiguous groups of owned, non-district parcels grown from random seeds.
+  const estateRng = new Random('genesis-city/estates')
+  const inEstate = new Int32Array(CELLS).fill(-1)
+  const eligible = (cell: number) => free(cell) && parcels[cell]?.owner !== null && inEstate[cell] === -1
+  const estates: EstateRow[] = []
+  const estateCells: number[][] = []
+  const txHashes = new Set<string>()
+  const txHash = (rng: Random) => {
+    for (;;) {
+      const hash = `0x${rng.hex(64)}`
+      if (!txHashes.has(hash)) {
+        txHashes.add(hash)
+        return hash
+      }
+    }
+  }
+  for (let attempt = 0; estates.length < ESTATE_TARGET && attempt < 50_000; attempt++) {
+    const seedCell = estateRng.int(0, CELLS - 1)
+    if (!eligible(seedCell)) continue
+    const r = estateRng.next()
+    const target =
+      r < 0.62
+        ? estateRng.int(2, 8)
+        : r < 0.9
+          ? estateRng.int(9, 40)
+          : r < 0.98
+            ? estateRng.int(41, 150)
+            : estateRng.int(200, 600)
+    const index = estates.length
+    const members = [seedCell]
+    inEstate[seedCell] = index
+    const frontier = neighbours(seedCell)
+    while (members.length < target && frontier.length > 0) {
+      const at = estateRng.int(0, frontier.length - 1)
+      const cell = frontier[at] as number
+      frontier[at] = frontier[frontier.length - 1] as number
+      frontier.pop()
+      if (!eligible(cell)) continue
+      inEstate[cell] = index
+      members.push(cell)
+      frontier.push(...neighbours(cell))
+    }
+    if (members.length < 2) {
+      for (const cell of members) inEstate[cell] = -1
+      continue
+    }
+    const owner = parcels[seedCell]?.owner as string
+    const id = String(index + 1)
+    for (const cell of members) {
+      const parcel = parcels[cell] as ParcelRecord
+      parcel.owner = owner
+      parcel.estate_id = id
+    }
+    estates.push({
+      id,
+      owner,
+      name: estateRng.chance(0.85) ? estateName(estateRng) : '',
+      description: estateRng.chance(0.6) ? estateDescription(estateRng) : '',
+      district_id: null,
+      tx_hash: txHash(estateRng),
+      last_transferred_at: iso(estateRng.int(Date.UTC(2019, 0, 1), ANCHOR - 14 * DAY)),
+    })
+    estateCells.push(members)
+  }
+
+  // Publications: a short sale history per listed asset, newest last. Owners stay consistent: the buyer
+  // of the newest sale is the current owner, the seller of each sale owned it before.
+  const pubRng = new Random('genesis-city/publications')
+  const publications: PublicationRecord[] = []
+  const history = (
+    type: 'parcel' | 'estate',
+    assetId: string,
+    currentOwner: string,
+    worth: number,
+  ): { lastSale: number | null } => {
+    const n = pubRng.weighted([70, 22, 8]) + 1
+    const statuses: Array<'open' | 'sold' | 'cancelled'> = []
+    for (let i = 0; i < n - 1; i++) statuses.push(pubRng.chance(0.55) ? 'sold' : 'cancelled')
+    statuses.push(
+      ['open', 'sold', 'cancelled'][pubRng.weighted([48, 32, 20])] as 'open' | 'sold' | 'cancelled',
+    )
+    const lastIsOpen = statuses[n - 1] === 'open'
+    const expired = lastIsOpen && pubRng.chance(0.18)
+    // Walk backwards from the newest publication.
+    let holder = currentOwner
+    let nextStart = expired ? Date.UTC(2024, 9, 1) : ANCHOR - 2 * DAY
+    let lastSale: number | null = null
+    const made: PublicationRecord[] = []
+    for (let i = n - 1; i >= 0; i--) {
+      const status = statuses[i] as 'open' | 'sold' | 'cancelled'
+      const span = status === 'open' ? 0 : pubRng.int(1, 60) * DAY
+      const created = nextStart - span - pubRng.int(5, 320) * DAY - pubRng.int(0, DAY)
+      const updated = status === 'open' ? null : created + span
+      const price = roundTo(worth * (0.6 + pubRng.next() * 1.6), 50)
+      let owner = holder
+      let buyer: string | null = null
+      if (status === 'sold') {
+        buyer = holder
+        do owner = pickOwner()
+        while (owner === holder)
+        holder = owner
+        lastSale ??= updated
+      }
+      const expires =
+        status === 'open' && !expired
+          ? pubRng.int(Date.UTC(2030, 0, 1), Date.UTC(2040, 11, 31))
+          : created + pubRng.int(30, 180) * DAY
+      made.push({
+        tx_hash: txHash(pubRng),
+        tx_status: 'confirmed',
+        owner,
+        price,
+        status,
+        buyer,
+        contract_id: type === 'parcel' ? LAND_CONTRACT : ESTATE_CONTRACT,
+        block_number: blockAt(created),
+        expires_at: expires,
+        block_time_created_at: created,
+        block_time_updated_at: updated,
+        type,
+        asset_id: assetId,
+        marketplace_id: MARKETPLACE_CONTRACT,
+      })
+      nextStart = created
+    }
+    publications.push(...made.reverse())
+    return { lastSale }
+  }
+
+  const listable: number[] = []
+  for (let cell = 0; cell < CELLS; cell++)
+    if (free(cell) && parcels[cell]?.owner && inEstate[cell] === -1) listable.push(cell)
+  for (let i = 0; i < PARCEL_LISTINGS && i < listable.length; i++) {
+    // Partial Fisher–Yates: a uniform sample without repetition.
+    const j = pubRng.int(i, listable.length - 1)
+    ;[listable[i], listable[j]] = [listable[j] as number, listable[i] as number]
+    const cell = listable[i] as number
+    const parcel = parcels[cell] as ParcelRecord
+    const { lastSale } = history('parcel', `${parcel.x},${parcel.y}`, parcel.owner as string, value(cell))
+    if (lastSale !== null) parcel.last_transferred_at = iso(lastSale)
+  }
+  const estateOrder = estates.map((_, i) => i)
+  for (let i = 0; i < ESTATE_LISTINGS && i < estateOrder.length; i++) {
+    const j = pubRng.int(i, estateOrder.length - 1)
+    ;[estateOrder[i], estateOrder[j]] = [estateOrder[j] as number, estateOrder[i] as number]
+    const index = estateOrder[i] as number
+    const estate = estates[index] as EstateRow
+    const cells = estateCells[index] as number[]
+    const worth = cells.reduce((sum, cell) => sum + value(cell), 0) * 0.9
+    const { lastSale } = history('estate', estate.id, estate.owner, worth)
+    if (lastSale !== null) estate.last_transferred_at = iso(lastSale)
+  }
+
+  const districts: DistrictRecord[] = source.districts.map((d) => ({
+    id: d.id,
+    name: d.name,
+    description: d.description,
+    link: '',
+    // The Foundation's public spaces; the others are community districts.
+    public: d.id === ROAD_DISTRICT_ID || d.id === PLAZA_DISTRICT_ID,
+  }))
+
+  const contributions: ContributionRow[] = Object.values(source.contributions).flatMap((rows) =>
+    rows.map((row) => ({
+      address: row.address.toLowerCase(),
+      district_id: row.districtId,
+      land_count: row.totalParcels,
+    })),
+  )
+
+  return { districts, estates, parcels, publications, contributions }
+}
