@@ -376,10 +376,7 @@ async function main() {
       out()
       out(png.formatPngBench(await png.runPngBench({ baseUrl: serviceUrl, grid })))
     }
-    const results = join(benchDir, 'results.md')
-    writeFileSync(results, `${lines.join('\n')}\n`)
-    // The repository's formatter owns Markdown layout too (padded tables); keep the record lint-clean.
-    spawnSync('pnpm', ['exec', 'biome', 'format', '--write', results], { cwd: packageRoot, stdio: 'ignore' })
+    writeFileSync(join(benchDir, 'results.md'), `${lines.join('\n')}\n`)
   } finally {
     for (const child of children) if (child.exitCode === null) child.kill('SIGTERM')
     await grid.close()
