@@ -21,6 +21,9 @@ for (const service of services) {
     cwd: dir,
     env: { PORT: String(service.port), LOG_LEVEL: 'info', ...process.env },
     stdio: ['ignore', 'inherit', 'inherit'],
+    // Its own process group: a Ctrl-C reaches only this script, which passes one SIGTERM on (a second
+    // signal would cut the services' graceful shutdown short).
+    detached: true,
   })
   child.on('exit', (code, signal) => {
     console.log(`${service.name} exited (${signal ?? code})`)
