@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { migrate } from '@genesis/common'
-import { createTestDatabase, type TestDatabase } from '@genesis/common/testing'
+import { createTestDatabase, requireRealPostgres, type TestDatabase } from '@genesis/common/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { importPaths } from '../src/import.js'
 import { dataDir, migrationsDir, packageRoot } from '../src/paths.js'
@@ -239,7 +239,8 @@ describe('an invalid import', () => {
     expect(await state()).toBe(before)
   })
 
-  it('exits non-zero from the command line and prints file:line for each problem', () => {
+  it('exits non-zero from the command line and prints file:line for each problem', (ctx) => {
+    requireRealPostgres(ctx, db)
     const file = write(
       'cli/parcels.ndjson',
       `${JSON.stringify({ x: 0, y: 0 })}\n${JSON.stringify({ x: 0, y: 999 })}\n`,

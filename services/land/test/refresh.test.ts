@@ -1,3 +1,4 @@
+import { requireRealPostgres } from '@genesis/common/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../src/app.js'
 import { GridIndex } from '../src/grid/grid-index.js'
@@ -52,7 +53,8 @@ describe('readiness', () => {
 })
 
 describe('LISTEN land_changed', () => {
-  it('rebuilds the index when another connection changes a parcel', async () => {
+  it('rebuilds the index when another connection changes a parcel', async (ctx) => {
+    requireRealPostgres(ctx, land.db)
     const [target] = await quietParcels(1)
     const { x, y, owner } = target!
     const version = land.grid.snapshot().version
@@ -130,7 +132,8 @@ describe('refresh under load', () => {
 })
 
 describe('publications expire with time alone', () => {
-  it('stops showing a publication once it expires, without any write', async () => {
+  it('stops showing a publication once it expires, without any write', async (ctx) => {
+    requireRealPostgres(ctx, land.db)
     const [target] = await quietParcels(1, 11)
     const { x, y, owner } = target!
     const cell = cellIndex(x, y)
@@ -159,7 +162,8 @@ describe('publications expire with time alone', () => {
     expect(after.data.parcels[0].id).not.toBe(`${x},${y}`)
   })
 
-  it('puts every parcel of an estate on sale with the estate', async () => {
+  it('puts every parcel of an estate on sale with the estate', async (ctx) => {
+    requireRealPostgres(ctx, land.db)
     const [estate] = await land.db.sql<Array<{ id: string; owner: string }>>`
       select e.id, e.owner from estates e
       where not exists (select 1 from publications where type = 'estate' and asset_id = e.id)

@@ -75,3 +75,13 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     },
   }
 }
+
+/**
+ * Skips the running test, saying why, when the database is the in-memory PGlite stand-in: for tests that
+ * need a real server (LISTEN/NOTIFY across connections, other processes connecting to it).
+ */
+export function requireRealPostgres(context: { skip: () => void; task: { name: string } }, db: TestDatabase) {
+  if (!db.embedded) return
+  console.warn(`Skipped "${context.task.name}": it needs a real PostgreSQL server`)
+  context.skip()
+}
