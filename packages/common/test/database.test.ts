@@ -3,7 +3,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createSql, migrate, openDatabase } from '../src/index.js'
-import { createTestDatabase, type TestDatabase, testServerUrl } from '../src/testing/index.js'
+import {
+  createTestDatabase,
+  requireRealPostgres,
+  type TestDatabase,
+  testServerUrl,
+} from '../src/testing/index.js'
 import { migrationsOf } from './fixtures.js'
 
 let db: TestDatabase
@@ -21,7 +26,8 @@ describe('migrate', () => {
     "insert into notes (body) values ('first'); alter table notes add column tag text;",
   )
 
-  it('applies each migration once, in order, even when replicas start together', async () => {
+  it('applies each migration once, in order, even when replicas start together', async (ctx) => {
+    requireRealPostgres(ctx, db)
     await Promise.all([migrate(db.sql, dir), migrate(db.sql, dir), migrate(db.sql, dir)])
     await migrate(db.sql, dir)
     const notes = await db.sql`select body, tag from notes`
@@ -31,6 +37,7 @@ describe('migrate', () => {
   })
 
   it('creates the kit’s replay table', async () => {
+    await migrate(db.sql, dir)
     const [row] = await db.sql`select to_regclass('signed_fetch_replays') as name`
     expect(row?.name).toBe('signed_fetch_replays')
   })
@@ -49,7 +56,8 @@ describe('migrate', () => {
 })
 
 describe('test databases', () => {
-  it('are fresh and dropped afterwards', async () => {
+  it('are fresh and dropped afterwards', async (ctx) => {
+    requireRealPostgres(ctx, db)
     const scratch = await createTestDatabase()
     const name = new URL(scratch.url).pathname.slice(1)
     await scratch.sql`create table t (id int)`
