@@ -1,3 +1,4 @@
+import type { EstateRecord, ParcelRecord } from '../grid/records.js'
 import type { Queryable } from './queryable.js'
 
 /*
@@ -13,28 +14,11 @@ export function chunks<T>(rows: T[], size = CHUNK): T[][] {
   return out
 }
 
-export interface EstateRow {
-  id: string
-  owner: string | null
-  name: string
-  description: string
-  district_id: string | null
-  tx_hash: string | null
+/** What the bulk writes need of an estate: its row, without the parcel list kept in the index. */
+export type EstateRow = Omit<EstateRecord, 'parcels' | 'last_transferred_at'> & {
   last_transferred_at: string | Date | null
 }
-
-export interface ParcelRow {
-  x: number
-  y: number
-  owner: string | null
-  district_id: string | null
-  estate_id: string | null
-  data_version: number
-  name: string
-  description: string
-  ipns: string
-  auction_price: number | null
-  auction_owner: string | null
+export type ParcelRow = Omit<ParcelRecord, 'last_transferred_at'> & {
   last_transferred_at: string | Date | null
 }
 
