@@ -1,4 +1,4 @@
-export * from './auth/fast-ecdsa.js'
+export * from './auth/native-crypto.js'
 export * from './auth/signed-fetch.js'
 export * from './config.js'
 export * from './coordinates.js'

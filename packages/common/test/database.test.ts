@@ -36,10 +36,20 @@ describe('migrate', () => {
     expect(applied.map((r) => r.migration_id)).toEqual([1, 2])
   })
 
-  it('creates the kit’s replay table', async () => {
+  it('creates the kit’s replay table, unlogged, and makes an older logged one unlogged', async () => {
+    const persistence = async () => {
+      const [row] = await db.sql<{ relpersistence: string }[]>`
+        select relpersistence from pg_class where oid = 'signed_fetch_replays'::regclass`
+      return row?.relpersistence
+    }
     await migrate(db.sql, dir)
-    const [row] = await db.sql`select to_regclass('signed_fetch_replays') as name`
-    expect(row?.name).toBe('signed_fetch_replays')
+    expect(await persistence()).toBe('u')
+    await db.sql`insert into signed_fetch_replays values ('0xkept', now() + interval '1 minute')`
+    await db.sql`alter table signed_fetch_replays set logged`
+    await migrate(db.sql, dir)
+    expect(await persistence()).toBe('u')
+    const kept = await db.sql`select signature from signed_fetch_replays`
+    expect(kept.map((r) => r.signature)).toEqual(['0xkept'])
   })
 
   it('rolls a failing migration back whole', async () => {
@@ -66,6 +76,16 @@ describe('test databases', () => {
     const rows = await admin`select 1 from pg_database where datname = ${name}`
     await admin.end()
     expect(rows).toHaveLength(0)
+  })
+
+  it('start every pooled connection with the session settings asked for', async (ctx) => {
+    requireRealPostgres(ctx, db)
+    const scratch = await createTestDatabase({ settings: { plan_cache_mode: 'force_generic_plan' } })
+    const modes = await Promise.all(
+      Array.from({ length: 4 }, () => scratch.sql.begin((tx) => tx`show plan_cache_mode`)),
+    )
+    await scratch.drop()
+    expect(modes.map(([row]) => row?.plan_cache_mode)).toEqual(Array(4).fill('force_generic_plan'))
   })
 })
 

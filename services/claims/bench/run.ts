@@ -6,12 +6,14 @@
  */
 import { type ChildProcess, fork } from 'node:child_process'
 import { randomBytes, randomUUID } from 'node:crypto'
+import { readdirSync, readFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { createSql, migrate, verifySignedFetch } from '@genesis/common'
 import { createIdentity, type Identity, signedHeaders } from '@genesis/common/testing'
 import autocannon from 'autocannon'
 import { keccak256, Wallet } from 'ethers'
+import { CLAIMS_DB_SETTINGS } from '../src/db/settings.js'
 import { createClaim } from '../src/domain/create-claim.js'
 import { migrationsDir } from '../src/paths.js'
 import { claimInterface, createVoucherSigner, VOUCHER_TYPES, voucherDomain } from '../src/voucher/voucher.js'
@@ -77,6 +79,36 @@ const stop = (child: ChildProcess) =>
     child.kill('SIGTERM')
   })
 
+interface CpuSample {
+  server: number
+  baseline: number
+  postgres: number
+}
+
+/** CPU seconds (user + system) so far of a process, from /proc (Linux; 0 elsewhere). */
+function cpuSeconds(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
+    return (Number(fields[11]) + Number(fields[12])) / 100
+  } catch {
+    return 0
+  }
+}
+
+function cpuOf(server: number, baseline: number): CpuSample {
+  const postgres = readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/comm`, 'utf8').startsWith('postgres')
+      } catch {
+        return false
+      }
+    })
+    .reduce((sum, pid) => sum + cpuSeconds(Number(pid)), 0)
+  return { server: cpuSeconds(server), baseline: cpuSeconds(baseline), postgres }
+}
+
 interface SignedCreate {
   headers: Record<string, string>
   body: string
@@ -120,8 +152,16 @@ const presign = (rewards: { user: Identity; id: string }[]): SignedCreate[] =>
     body: JSON.stringify({ rewards: [reward.id] }),
   }))
 
-function fire(url: string, path: string, amount: number, next: () => SignedCreate) {
-  return autocannon({
+interface Fired {
+  result: autocannon.Result
+  /** From the start to the last response. autocannon's own `duration` is only known to the second. */
+  seconds: number
+}
+
+async function fire(url: string, path: string, amount: number, next: () => SignedCreate): Promise<Fired> {
+  const started = performance.now()
+  let last = started
+  const options: autocannon.Options = {
     url,
     connections: CONNECTIONS,
     amount,
@@ -135,14 +175,21 @@ function fire(url: string, path: string, amount: number, next: () => SignedCreat
         },
       },
     ],
+  }
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon(options, (error, done) => (error ? reject(error) : resolve(done)))
+    instance.on('response', () => {
+      last = performance.now()
+    })
   })
+  return { result, seconds: (last - started) / 1000 }
 }
 
-function summarise(name: string, result: autocannon.Result) {
+function summarise(name: string, { result, seconds }: Fired) {
   const ok = result['2xx']
-  const perSecond = ok / result.duration
+  const perSecond = ok / seconds
   log(
-    `${name.padEnd(9)} ${ok} × 2xx, ${result.non2xx} non-2xx, ${result.errors} errors in ${result.duration.toFixed(2)} s` +
+    `${name.padEnd(9)} ${ok} × 2xx, ${result.non2xx} non-2xx, ${result.errors} errors in ${seconds.toFixed(2)} s` +
       ` → ${perSecond.toFixed(0)} req/s (latency p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms)`,
   )
   return { perSecond, ok, non2xx: result.non2xx + result.errors }
@@ -195,11 +242,11 @@ async function microbenchmarks(clients: Identity[]) {
 }
 
 /**
- * The create itself (transaction, locks, voucher) without HTTP and signed fetch: `CONNECTIONS` workers
+ * The create itself (read, voucher, one write statement) without HTTP and signed fetch: `CONNECTIONS` workers
  * calling createClaim in this process, to show where a request's time goes.
  */
 async function measureCore(databaseUrl: string, rewards: { user: Identity; id: string }[]) {
-  const sql = createSql(databaseUrl)
+  const sql = createSql(databaseUrl, { settings: CLAIMS_DB_SETTINGS })
   const context = { sql, signer: createVoucherSigner(SIGNER_KEY), ttlS: 3600 }
   let next = 0
   const started = performance.now()
@@ -254,8 +301,15 @@ async function main() {
     // warm both (JIT, pools), then measure
     await fire(claims.url, PATH, WARMUP, nextCreate)
     await fire(baseline.url, '/baseline', WARMUP, baselineBody)
+    const cpuBefore = cpuOf(claims.child.pid!, baseline.child.pid!)
     const service = summarise('claims', await fire(claims.url, PATH, CLAIMS, nextCreate))
+    const cpuMid = cpuOf(claims.child.pid!, baseline.child.pid!)
     const bare = summarise('baseline', await fire(baseline.url, '/baseline', BASELINE_REQUESTS, baselineBody))
+    const cpuAfter = cpuOf(claims.child.pid!, baseline.child.pid!)
+    const perRequest = (a: CpuSample, b: CpuSample, n: number) =>
+      `server ${(((b.server - a.server) * 1e6) / n).toFixed(0)} µs, baseline server ${(((b.baseline - a.baseline) * 1e6) / n).toFixed(0)} µs, PostgreSQL ${(((b.postgres - a.postgres) * 1e6) / n).toFixed(0)} µs`
+    log(`cpu per claim:    ${perRequest(cpuBefore, cpuMid, service.ok)}`)
+    log(`cpu per baseline: ${perRequest(cpuMid, cpuAfter, bare.ok)}`)
     const ratio = service.perSecond / bare.perSecond
     log(`ratio     ${ratio.toFixed(2)} (target ≥ 0.5)`)
     await Promise.all(children.map(stop))

@@ -8,12 +8,14 @@ import { randomUUID } from 'node:crypto'
 import { createSql } from '@genesis/common'
 import Fastify from 'fastify'
 import { buildApp } from '../src/app.js'
+import { CLAIMS_DB_SETTINGS } from '../src/db/settings.js'
 import { createVoucherSigner } from '../src/voucher/voucher.js'
 
 const mode = process.argv[2]
 const url = process.env.DATABASE_URL
 if (!url || !process.send) throw new Error('serve.ts runs as a child of bench/run.ts with DATABASE_URL set')
-const sql = createSql(url)
+// the service with its own session settings; the baseline with the client's defaults
+const sql = createSql(url, mode === 'claims' ? { settings: CLAIMS_DB_SETTINGS } : {})
 
 async function claimsApp() {
   return buildApp({

@@ -3,6 +3,7 @@ import { appOptionsFromConfig, migrate, openDatabase, runService } from '@genesi
 import { buildApp } from './app.js'
 import { bootLogger } from './boot-logger.js'
 import { loadClaimsConfig } from './config.js'
+import { CLAIMS_DB_SETTINGS } from './db/settings.js'
 import { startPeriodic } from './lifecycle/periodic.js'
 import { createProviders, createReconciler } from './lifecycle/reconciler.js'
 import { sweep } from './lifecycle/sweeper.js'
@@ -18,6 +19,7 @@ const db = await openDatabase({
   dataDir: join(config.DATA_DIR, 'pglite'),
   service: 'claims',
   logger: bootLogger,
+  settings: CLAIMS_DB_SETTINGS,
 })
 await migrate(db.sql, migrationsDir)
 

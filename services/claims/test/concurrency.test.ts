@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { createIdentity, type Identity, signedHeaders } from '@genesis/common/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { insertClaim } from '../src/db/claim-transactions.js'
 import { CONTRACT, grant, grantMany, setUp, type TestContext } from './helpers.js'
 
 let t: TestContext
@@ -142,9 +143,8 @@ describe('Idempotency-Key', () => {
 })
 
 describe('integrity', () => {
-  it('an error in the middle of a create leaves nothing behind', async () => {
+  it('a refused create leaves nothing behind', async () => {
     const hank = await createIdentity()
-    // the mixed check fails after the idempotency key is written and the rewards are locked
     const rewards = await grant(t.app, hank.address, [
       { contract: CONTRACT },
       { contract: '0x3333333333333333333333333333333333333333' },
@@ -152,7 +152,7 @@ describe('integrity', () => {
     const answer = await post(
       hank,
       rewards.map((r) => r.id),
-      { 'idempotency-key': 'mid-create' },
+      { 'idempotency-key': 'mixed' },
     )
     expect(answer.status).toBe(400)
     expect(answer.body.code).toBe('mixed_rewards')
@@ -164,8 +164,58 @@ describe('integrity', () => {
     const [pointed] = await t.db.sql`
       select count(*)::int as n from rewards where "user" = ${hank.address} and claim_transaction_id is not null`
     expect([claims!.n, keys!.n, pointed!.n]).toEqual([0, 0, 0])
-    // and the locks are gone: the rewards can be claimed one by one
     expect((await post(hank, [rewards[0]!.id])).status).toBe(201)
+  })
+
+  it('a write that fails half-way (a reward taken after the read) leaves nothing behind', async () => {
+    const hugo = await createIdentity()
+    const [free, taken] = await grantMany(t.app, hugo.address, 2)
+    // `taken` goes into a live claim after the create has read both rewards as free
+    expect((await post(hugo, [taken!.id])).status).toBe(201)
+    const id = randomUUID()
+    const write = insertClaim(t.db.sql, {
+      id,
+      user: hugo.address,
+      chainId: '137',
+      contract: CONTRACT,
+      transactionPayload: '0x00',
+      transactionPayloadHash: `0x${'0'.repeat(64)}`,
+      rewards: [free!.id, taken!.id].sort().reverse(),
+      expiresAt: new Date(Date.now() + 3_600_000),
+      idempotency: { key: 'half-way', requestHash: 'x' },
+    })
+    await expect(write).rejects.toMatchObject({ code: 'GN001' })
+
+    const [claim] = await t.db.sql`select count(*)::int as n from claim_transactions where id = ${id}`
+    const [key] = await t.db.sql`select count(*)::int as n from idempotency_keys where key = 'half-way'`
+    const [reward] = await t.db.sql`select claim_transaction_id from rewards where id = ${free!.id}`
+    expect([claim!.n, key!.n, reward!.claim_transaction_id]).toEqual([0, 0, null])
+  })
+
+  it('a write whose rewards are not all the caller’s writes nothing', async () => {
+    const iris = await createIdentity()
+    const jack = await createIdentity()
+    const [mine] = await grantMany(t.app, iris.address, 1)
+    const [theirs] = await grantMany(t.app, jack.address, 1)
+    const write = (rewards: string[]) =>
+      insertClaim(t.db.sql, {
+        id: randomUUID(),
+        user: iris.address,
+        chainId: '137',
+        contract: CONTRACT,
+        transactionPayload: '0x00',
+        transactionPayloadHash: `0x${'0'.repeat(64)}`,
+        rewards,
+        expiresAt: new Date(Date.now() + 3_600_000),
+      })
+    await expect(write([mine!.id, randomUUID()])).rejects.toMatchObject({ code: '23503' })
+    await expect(write([mine!.id, theirs!.id])).rejects.toMatchObject({ code: '23503' })
+    await expect(write([randomUUID()])).rejects.toMatchObject({ statusCode: 409, code: 'conflict' })
+    const [claims] = await t.db
+      .sql`select count(*)::int as n from claim_transactions where "user" = ${iris.address}`
+    const pointed = await t.db.sql`
+      select id from rewards where id in (${mine!.id}, ${theirs!.id}) and claim_transaction_id is not null`
+    expect([claims!.n, pointed.length]).toEqual([0, 0])
   })
 
   it('the database itself refuses to move a reward out of a live claim', async () => {

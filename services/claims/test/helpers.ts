@@ -3,6 +3,7 @@ import { type App, migrate } from '@genesis/common'
 import { createTestDatabase, type Identity, signedInject, type TestDatabase } from '@genesis/common/testing'
 import { Wallet } from 'ethers'
 import { buildApp } from '../src/app.js'
+import { CLAIMS_DB_SETTINGS } from '../src/db/settings.js'
 import { migrationsDir } from '../src/paths.js'
 import type { ClaimTransaction, Reward } from '../src/schemas/index.js'
 import { createVoucherSigner } from '../src/voucher/voucher.js'
@@ -22,7 +23,7 @@ export interface TestContext {
 export async function setUp(
   options: { claimTtlS?: number; adminToken?: string | undefined } = {},
 ): Promise<TestContext> {
-  const db = await createTestDatabase()
+  const db = await createTestDatabase({ settings: CLAIMS_DB_SETTINGS })
   await migrate(db.sql, migrationsDir)
   const signerWallet = Wallet.createRandom() as unknown as Wallet
   const app = await buildApp({

@@ -63,6 +63,21 @@ describe('voucher signing', () => {
     expect(signed.transactionPayloadHash).toBe(keccak256(signed.transactionPayload))
   })
 
+  it('builds byte for byte the digest, calldata and hash that ethers builds, for 1 to 100 items', () => {
+    for (const count of [1, 2, 100]) {
+      const itemIds = Array.from({ length: count }, (_, i) => (BigInt(i) * 10n ** 70n + 7n).toString())
+      const signed = signer.sign({ ...request, itemIds })
+      const domain = voucherDomain(request.chainId, request.contract)
+      expect(verifyTypedData(domain, VOUCHER_TYPES, signed.voucher, signed.signature).toLowerCase()).toBe(
+        signer.address,
+      )
+      expect(signed.transactionPayload).toBe(
+        claimInterface.encodeFunctionData('claim', [signed.voucher, signed.signature]),
+      )
+      expect(signed.transactionPayloadHash).toBe(keccak256(signed.transactionPayload))
+    }
+  })
+
   it('binds the signature to chain and contract (another domain recovers another address)', () => {
     const signed = signer.sign(request)
     const otherDomain = voucherDomain('1', request.contract)

@@ -11,7 +11,7 @@ import {
 import ethConnect from 'eth-connect'
 import type { Sql } from '../db/database.js'
 import { UnauthorizedError } from '../errors.js'
-import { recoverPersonalSigner } from './fast-ecdsa.js'
+import { recoverPersonalSigner } from './native-crypto.js'
 
 export { AUTH_CHAIN_HEADER_PREFIX, AUTH_METADATA_HEADER, AUTH_TIMESTAMP_HEADER }
 

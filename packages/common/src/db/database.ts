@@ -8,13 +8,16 @@ import { startEmbeddedPostgres } from './embedded.js'
 const embeddedClients = new WeakSet<Sql>()
 export const isEmbedded = (sql: Sql) => embeddedClients.has(sql)
 
-export function createEmbeddedSql(url: string): Sql {
-  const sql = createSql(url, { max: 1 })
+export function createEmbeddedSql(url: string, settings?: SessionSettings): Sql {
+  const sql = createSql(url, { max: 1, settings })
   embeddedClients.add(sql)
   return sql
 }
 
 export type Sql = ReturnType<typeof postgres>
+
+/** PostgreSQL settings every connection of a pool starts with (sent at connect, e.g. plan_cache_mode). */
+export type SessionSettings = Record<string, string>
 
 export interface Logger {
   info(msg: string): void
@@ -38,30 +41,34 @@ export interface OpenDatabaseOptions {
   logger?: Logger
   /** Pool size on a real PostgreSQL (the embedded one gets a single connection). */
   max?: number
+  settings?: SessionSettings
 }
 
 /** A porsager `postgres` client with the options every service uses. */
-export function createSql(url: string, options: { max?: number } = {}): Sql {
+export function createSql(
+  url: string,
+  options: { max?: number; settings?: SessionSettings | undefined } = {},
+): Sql {
   return postgres(url, {
     max: options.max ?? 10,
     idle_timeout: 30,
     connect_timeout: 10,
     onnotice: () => {},
-    connection: { application_name: 'genesis' },
+    connection: { application_name: 'genesis', ...options.settings },
   })
 }
 
 /** Connects to DATABASE_URL, or starts the embedded PostgreSQL under dataDir when there is none. */
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
   if (options.databaseUrl) {
-    const sql = createSql(options.databaseUrl, { max: options.max })
+    const sql = createSql(options.databaseUrl, { max: options.max, settings: options.settings })
     return { sql, url: options.databaseUrl, embedded: false, close: () => sql.end({ timeout: 5 }) }
   }
   const embedded = await startEmbeddedPostgres(options.dataDir)
   options.logger?.info(
     `DATABASE_URL is not set: using the embedded PostgreSQL (PGlite) with its data in ${options.dataDir}`,
   )
-  const sql = createEmbeddedSql(embedded.url)
+  const sql = createEmbeddedSql(embedded.url, options.settings)
   return {
     sql,
     url: embedded.url,

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { createEmbeddedSql, createSql, type Sql } from '../db/database.js'
+import { createEmbeddedSql, createSql, type SessionSettings, type Sql } from '../db/database.js'
 import { startEmbeddedPostgres } from '../db/embedded.js'
 
 export interface TestDatabase {
@@ -38,7 +38,9 @@ const withDatabase = (url: string, database: string) => {
  * PostgreSQL the tests fall back to an in-memory PGlite so they still run on a bare machine, except
  * under CI=true, where that is an error.
  */
-export async function createTestDatabase(): Promise<TestDatabase> {
+export async function createTestDatabase(
+  options: { settings?: SessionSettings } = {},
+): Promise<TestDatabase> {
   const serverUrl = testServerUrl()
   if (!(await postgresAnswers(serverUrl))) {
     if (process.env.CI === 'true' || process.env.CI === '1') {
@@ -48,7 +50,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     }
     console.warn(`PostgreSQL does not answer at ${serverUrl}: this test file runs on an in-memory PGlite`)
     const embedded = await startEmbeddedPostgres()
-    const sql = createEmbeddedSql(embedded.url)
+    const sql = createEmbeddedSql(embedded.url, options.settings)
     return {
       url: embedded.url,
       sql,
@@ -63,7 +65,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   const admin = createSql(serverUrl, { max: 1 })
   await admin.unsafe(`create database "${name}"`)
   const url = withDatabase(serverUrl, name)
-  const sql = createSql(url, { max: 20 })
+  const sql = createSql(url, { max: 20, settings: options.settings })
   return {
     url,
     sql,

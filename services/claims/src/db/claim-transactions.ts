@@ -1,3 +1,4 @@
+import { ConflictError } from '@genesis/common'
 import type { ClaimTransaction } from '../schemas/claim-transaction.js'
 import type { ChainIdValue, ClaimStatus } from '../schemas/primitives.js'
 import type { Queryable } from './queryable.js'
@@ -42,26 +43,45 @@ export interface NewClaim {
   transactionPayloadHash: string
   rewards: string[]
   expiresAt: Date
+  idempotency?: { key: string; requestHash: string } | undefined
 }
 
-/** Inserts the claim and points its rewards at it, in one statement. */
+/**
+ * The whole write of a create, in one statement (so in one transaction, with one round trip): point the
+ * rewards at the claim (locking them, in index order), insert the claim if they were all the caller's,
+ * and record the Idempotency-Key. When a reward is missing or not the caller's, the claim is not inserted
+ * and the rewards' foreign key fails the statement (23503), so nothing is written. A reward that a
+ * concurrent create took meanwhile fails it in the rewards trigger (GN001), and a key that a concurrent
+ * create recorded first on the key's primary key (23505). Rows are found by id alone, so that PostgreSQL
+ * can cache one plan for the statement.
+ */
 export async function insertClaim(sql: Queryable, claim: NewClaim): Promise<ClaimRow> {
   const [row] = await sql<ClaimRow[]>`
-    with claim as (
-      insert into claim_transactions
-        (id, "user", chain_id, contract, transaction_payload, transaction_payload_hash, rewards, expires_at)
-      values
-        (${claim.id}, ${claim.user}, ${claim.chainId}, ${claim.contract}, ${claim.transactionPayload},
-         ${claim.transactionPayloadHash}, ${claim.rewards}::uuid[], ${claim.expiresAt})
-      returning *
-    ), taken as (
+    with taken as (
       update rewards set claim_transaction_id = ${claim.id}, updated_at = now()
       where id = any(${claim.rewards}::uuid[])
+      returning "user"
+    ), claim as (
+      insert into claim_transactions
+        (id, "user", chain_id, contract, transaction_payload, transaction_payload_hash, rewards, expires_at)
+      select ${claim.id}, ${claim.user}, ${claim.chainId}, ${claim.contract}, ${claim.transactionPayload},
+        ${claim.transactionPayloadHash}, ${claim.rewards}::uuid[], ${claim.expiresAt}
+      where (select count(*) filter (where "user" = ${claim.user}) from taken) = ${claim.rewards.length}
+      returning *
+    ), key as (
+      insert into idempotency_keys ("user", key, request_hash, claim_transaction_id)
+      select claim."user", ${claim.idempotency?.key ?? null}::text, ${claim.idempotency?.requestHash ?? null}::text,
+        claim.id
+      from claim
+      where ${claim.idempotency?.key ?? null}::text is not null
     )
     select id, "user", chain_id, contract, transaction_payload, transaction_payload_hash, status,
       transaction_hash, rewards, expires_at, created_at, updated_at
     from claim`
-  return row!
+  // no row: no reward matched at all, so nothing was written either
+  if (!row)
+    throw new ConflictError('The rewards changed while the claim was made; retry', { code: 'conflict' })
+  return row
 }
 
 export async function findClaim(sql: Queryable, id: string): Promise<ClaimRow | undefined> {
@@ -106,13 +126,4 @@ export async function setClaimStatus(
       updated_at = now()
     where id = ${id}`
   return (await findClaim(sql, id))!
-}
-
-/** Claim ids among `ids` that still hold their rewards (claim_is_live). */
-export async function liveClaimIds(sql: Queryable, ids: string[]): Promise<Set<string>> {
-  if (ids.length === 0) return new Set()
-  const rows = await sql<{ id: string }[]>`
-    select id from claim_transactions
-    where id = any(${ids}::uuid[]) and claim_is_live(status, expires_at)`
-  return new Set(rows.map((row) => row.id))
 }

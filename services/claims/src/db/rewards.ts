@@ -29,26 +29,28 @@ export const toReward = (row: RewardRow): Reward => ({
   updated_at: row.updated_at.toISOString(),
 })
 
-/** What the create needs of a locked reward; claim_transaction_id is its latest claim, live or not. */
-export interface LockedReward {
+/** What the create needs to know of a reward before it signs. */
+export interface RewardToClaim {
   id: string
+  user: string
   chain_id: string
   contract: string
   item_id: string
-  claim_transaction_id: string | null
+  /** The live claim holding the reward, if any. */
+  live_claim_id: string | null
 }
 
 /**
- * Locks the caller's rewards among `ids`, always in id order so that concurrent creates over
- * overlapping sets cannot deadlock. Rows of other users are neither returned nor locked.
+ * The rewards among `ids`, read without locks. Looked up by id alone (the caller checks `user`): a plan
+ * that depends on no other parameter is one PostgreSQL can cache and reuse instead of planning each time.
  */
-export async function lockUserRewards(sql: Queryable, user: string, ids: string[]): Promise<LockedReward[]> {
-  return sql<LockedReward[]>`
-    select id, chain_id, contract, item_id::text as item_id, claim_transaction_id
-    from rewards
-    where id = any(${ids}::uuid[]) and "user" = ${user}
-    order by id
-    for update`
+export async function rewardsToClaim(sql: Queryable, ids: string[]): Promise<RewardToClaim[]> {
+  return sql<RewardToClaim[]>`
+    select r.id, r."user", r.chain_id, r.contract, r.item_id::text as item_id, live.id as live_claim_id
+    from rewards r
+    left join claim_transactions live
+      on live.id = r.claim_transaction_id and claim_is_live(live.status, live.expires_at)
+    where r.id = any(${ids}::uuid[])`
 }
 
 export async function listRewards(

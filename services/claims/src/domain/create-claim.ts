@@ -1,9 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto'
 import { BadRequestError, ConflictError, type Sql } from '@genesis/common'
 import postgres from 'postgres'
-import { type ClaimRow, findClaim, insertClaim, liveClaimIds } from '../db/claim-transactions.js'
-import { claimIdempotencyKey } from '../db/idempotency.js'
-import { lockUserRewards } from '../db/rewards.js'
+import { type ClaimRow, findClaim, insertClaim } from '../db/claim-transactions.js'
+import { findIdempotencyKey } from '../db/idempotency.js'
+import { rewardsToClaim } from '../db/rewards.js'
 import type { VoucherSigner } from '../voucher/voucher.js'
 
 export interface CreateClaimContext {
@@ -28,104 +28,128 @@ export interface CreateClaimResult {
 
 /** Raised by the rewards trigger when a reward would leave a live claim (migrations/00001). */
 const LIVE_CLAIM_GUARD = 'GN001'
+const UNIQUE_VIOLATION = '23505'
+const FOREIGN_KEY_VIOLATION = '23503'
 
 const requestHash = (rewardIds: string[]) =>
   createHash('sha256').update(JSON.stringify(rewardIds)).digest('hex')
 
+const sqlState = (error: unknown) => (error instanceof postgres.PostgresError ? error.code : undefined)
+
 /**
- * DESIGN §4 create: in one transaction, with the caller's rewards locked in id order, check that every
- * id is the caller's, that they share chain and contract and that none is in a live claim; then sign the
- * voucher and insert the claim. Any failure rolls everything back, the Idempotency-Key included.
+ * DESIGN §4 create. The rewards are read and checked (the caller's, one chain and contract, none in a
+ * live claim) and the voucher signed before anything is written and without holding a connection; then
+ * one statement locks the rewards, inserts the claim, points the rewards at it and records the
+ * Idempotency-Key (insertClaim). A reward that a concurrent create took between the read and the write
+ * fails that statement in the database, so a reward is never in two live claims and a failed create
+ * leaves nothing behind.
  */
 export async function createClaim(
   context: CreateClaimContext,
   request: CreateClaimRequest,
 ): Promise<CreateClaimResult> {
+  const { sql } = context
   const rewardIds = request.rewardIds.map((id) => id.toLowerCase())
   refuseDuplicates(rewardIds)
-  const claimId = randomUUID()
-  try {
-    return await context.sql.begin(async (tx) => {
-      if (request.idempotencyKey !== undefined) {
-        const hash = requestHash(rewardIds)
-        const earlier = await claimIdempotencyKey(tx, {
-          user: request.user,
-          key: request.idempotencyKey,
-          requestHash: hash,
-          claimId,
-        })
-        if (earlier) {
-          if (earlier.requestHash !== hash) {
-            throw new ConflictError('This Idempotency-Key was already used with a different body', {
-              code: 'idempotency_key_reused',
-              data: { claim_transaction_id: earlier.claimId },
-            })
-          }
-          return { claim: (await findClaim(tx, earlier.claimId))!, replayed: true }
-        }
-      }
+  const idempotency =
+    request.idempotencyKey === undefined
+      ? undefined
+      : { key: request.idempotencyKey, requestHash: requestHash(rewardIds) }
+  const replay = () => (idempotency ? earlierClaim(sql, request.user, idempotency) : undefined)
+  // A concurrent create with the same Idempotency-Key that got there first is this request's answer.
+  const lostTo = async (refusal: Error) => {
+    const winner = await replay()
+    if (winner) return winner
+    throw refusal
+  }
 
-      const locked = await lockUserRewards(tx, request.user, rewardIds)
-      const byId = new Map(locked.map((reward) => [reward.id, reward]))
-      const missing = rewardIds.filter((id) => !byId.has(id))
-      if (missing.length > 0) {
-        throw new BadRequestError(`Rewards not found: ${missing.join(', ')}`, {
-          code: 'reward_not_found',
-          data: { rewards: missing },
-        })
-      }
-      const ordered = rewardIds.map((id) => byId.get(id)!)
+  const earlier = await replay()
+  if (earlier) return earlier
 
-      const chains = [...new Set(ordered.map((reward) => reward.chain_id))]
-      const contracts = [...new Set(ordered.map((reward) => reward.contract))]
-      if (chains.length > 1 || contracts.length > 1) {
-        throw new BadRequestError('All rewards of one claim must share chain_id and contract', {
-          code: 'mixed_rewards',
-          data: { chain_ids: chains, contracts },
-        })
-      }
-
-      const previous = [...new Set(locked.flatMap((reward) => reward.claim_transaction_id ?? []))]
-      const live = await liveClaimIds(tx, previous)
-      const taken = ordered.filter(
-        (reward) => reward.claim_transaction_id && live.has(reward.claim_transaction_id),
-      )
-      if (taken.length > 0) {
-        throw new BadRequestError(`Rewards already in a live claim: ${taken.map((r) => r.id).join(', ')}`, {
-          code: 'reward_already_claimed',
-          data: { rewards: taken.map((reward) => reward.id) },
-        })
-      }
-
-      const expiresAt = Math.floor(Date.now() / 1000) + context.ttlS
-      const chainId = chains[0]!
-      const contract = contracts[0]!
-      const signed = context.signer.sign({
-        claimId,
-        beneficiary: request.user,
-        itemIds: ordered.map((reward) => reward.item_id),
-        expiresAt,
-        chainId,
-        contract,
-      })
-      const claim = await insertClaim(tx, {
-        id: claimId,
-        user: request.user,
-        chainId,
-        contract,
-        transactionPayload: signed.transactionPayload,
-        transactionPayloadHash: signed.transactionPayloadHash,
-        rewards: rewardIds,
-        expiresAt: new Date(expiresAt * 1000),
-      })
-      return { claim, replayed: false }
+  const found = (await rewardsToClaim(sql, rewardIds)).filter((reward) => reward.user === request.user)
+  const byId = new Map(found.map((reward) => [reward.id, reward]))
+  const missing = rewardIds.filter((id) => !byId.has(id))
+  if (missing.length > 0) {
+    throw new BadRequestError(`Rewards not found: ${missing.join(', ')}`, {
+      code: 'reward_not_found',
+      data: { rewards: missing },
     })
+  }
+  const ordered = rewardIds.map((id) => byId.get(id)!)
+
+  const chains = [...new Set(ordered.map((reward) => reward.chain_id))]
+  const contracts = [...new Set(ordered.map((reward) => reward.contract))]
+  if (chains.length > 1 || contracts.length > 1) {
+    throw new BadRequestError('All rewards of one claim must share chain_id and contract', {
+      code: 'mixed_rewards',
+      data: { chain_ids: chains, contracts },
+    })
+  }
+  const taken = ordered.filter((reward) => reward.live_claim_id !== null).map((reward) => reward.id)
+  if (taken.length > 0) return lostTo(alreadyClaimed(taken))
+
+  const claimId = randomUUID()
+  const expiresAt = Math.floor(Date.now() / 1000) + context.ttlS
+  const chainId = chains[0]!
+  const contract = contracts[0]!
+  const signed = context.signer.sign({
+    claimId,
+    beneficiary: request.user,
+    itemIds: ordered.map((reward) => reward.item_id),
+    expiresAt,
+    chainId,
+    contract,
+  })
+  try {
+    const claim = await insertClaim(sql, {
+      id: claimId,
+      user: request.user,
+      chainId,
+      contract,
+      transactionPayload: signed.transactionPayload,
+      transactionPayloadHash: signed.transactionPayloadHash,
+      rewards: rewardIds,
+      expiresAt: new Date(expiresAt * 1000),
+      idempotency,
+    })
+    if (!claim)
+      throw new ConflictError('The rewards changed while the claim was made; retry', { code: 'conflict' })
+    return { claim, replayed: false }
   } catch (error) {
-    if (error instanceof postgres.PostgresError && error.code === LIVE_CLAIM_GUARD) {
-      throw new BadRequestError('A reward is already in a live claim', { code: 'reward_already_claimed' })
+    const state = sqlState(error)
+    if (state === LIVE_CLAIM_GUARD) return lostTo(alreadyClaimed())
+    if (state === UNIQUE_VIOLATION && idempotency) return lostTo(error as Error)
+    if (state === FOREIGN_KEY_VIOLATION) {
+      throw new ConflictError('The rewards changed while the claim was made; retry', { code: 'conflict' })
     }
     throw error
   }
+}
+
+/** The claim an earlier request with this Idempotency-Key made; 409 if that request had another body. */
+async function earlierClaim(
+  sql: Sql,
+  user: string,
+  idempotency: { key: string; requestHash: string },
+): Promise<CreateClaimResult | undefined> {
+  const earlier = await findIdempotencyKey(sql, user, idempotency.key)
+  if (!earlier) return undefined
+  if (earlier.requestHash !== idempotency.requestHash) {
+    throw new ConflictError('This Idempotency-Key was already used with a different body', {
+      code: 'idempotency_key_reused',
+      data: { claim_transaction_id: earlier.claimId },
+    })
+  }
+  return { claim: (await findClaim(sql, earlier.claimId))!, replayed: true }
+}
+
+function alreadyClaimed(rewards?: string[]): BadRequestError {
+  return rewards
+    ? new BadRequestError(`Rewards already in a live claim: ${rewards.join(', ')}`, {
+        code: 'reward_already_claimed',
+        data: { rewards },
+      })
+    : new BadRequestError('A reward is already in a live claim', { code: 'reward_already_claimed' })
 }
 
 function refuseDuplicates(ids: string[]) {

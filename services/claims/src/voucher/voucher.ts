@@ -1,13 +1,13 @@
-import { signDigest } from '@genesis/common'
+import { fastKeccak256, signDigest } from '@genesis/common'
 import {
   computeAddress,
-  concat,
   Interface,
   keccak256,
   SigningKey,
   type TypedDataDomain,
   TypedDataEncoder,
   type TypedDataField,
+  toUtf8Bytes,
   zeroPadValue,
 } from 'ethers'
 
@@ -73,14 +73,23 @@ export const voucherDomain = (chainId: string, contract: string): TypedDataDomai
 
 const MAX_CACHED_DOMAINS = 1024
 
+/** keccak256("Claim(bytes32 claimId,address beneficiary,uint256[] itemIds,uint256 expiresAt)") */
+const CLAIM_TYPE_HASH = TypedDataEncoder.from(VOUCHER_TYPES).encodeType('Claim')
+const CLAIM_TYPE_HASH_HEX = keccak256(toUtf8Bytes(CLAIM_TYPE_HASH)).slice(2)
+const CLAIM_SELECTOR = claimInterface.getFunction('claim')!.selector
+
+const word = (hex: string) => hex.padStart(64, '0')
+const uint256 = (value: string | number) => word(BigInt(value).toString(16))
+const keccakHex = (hex: string) => fastKeccak256(Buffer.from(hex, 'hex')).slice(2)
+
 /**
- * Signs claim vouchers with the service key. Equivalent to Wallet.signTypedData (the same ethers encoder,
- * the same signature), but synchronous, natively signed, and with the encoder and each domain separator
- * built once.
+ * Signs claim vouchers with the service key: the same digest as TypedDataEncoder, the same signature as
+ * Wallet.signTypedData and the same calldata as Interface.encodeFunctionData (the tests compare all
+ * three), but encoded by hand for this one fixed shape. ethers' generic encoders and its JavaScript Keccak cost ~0.3 ms
+ * a voucher, the hand-made words and the native Keccak a few microseconds; each domain separator is built once.
  */
 export function createVoucherSigner(privateKey: string): VoucherSigner {
   const key = new SigningKey(privateKey.startsWith('0x') ? privateKey : `0x${privateKey}`)
-  const encoder = TypedDataEncoder.from(VOUCHER_TYPES)
   const domainSeparators = new Map<string, string>()
 
   const domainSeparator = (chainId: string, contract: string) => {
@@ -88,7 +97,7 @@ export function createVoucherSigner(privateKey: string): VoucherSigner {
     let separator = domainSeparators.get(cacheKey)
     if (separator === undefined) {
       if (domainSeparators.size >= MAX_CACHED_DOMAINS) domainSeparators.clear()
-      separator = TypedDataEncoder.hashDomain(voucherDomain(chainId, contract))
+      separator = TypedDataEncoder.hashDomain(voucherDomain(chainId, contract)).slice(2)
       domainSeparators.set(cacheKey, separator)
     }
     return separator
@@ -97,19 +106,45 @@ export function createVoucherSigner(privateKey: string): VoucherSigner {
   return {
     address: computeAddress(key.publicKey).toLowerCase(),
     sign(request) {
-      const voucher: Voucher = {
-        claimId: claimIdToBytes32(request.claimId),
-        beneficiary: request.beneficiary,
-        itemIds: request.itemIds,
-        expiresAt: request.expiresAt,
-      }
-      const digest = keccak256(
-        concat(['0x1901', domainSeparator(request.chainId, request.contract), encoder.hash(voucher)]),
+      const claimId = word(request.claimId.replaceAll('-', '').toLowerCase())
+      const beneficiary = word(request.beneficiary.slice(2).toLowerCase())
+      const itemIds = request.itemIds.map(uint256).join('')
+      const expiresAt = uint256(request.expiresAt)
+      // EIP-712: hashStruct(Claim) = keccak256(typeHash ‖ claimId ‖ beneficiary ‖ keccak256(itemIds) ‖ expiresAt)
+      const structHash = keccakHex(
+        CLAIM_TYPE_HASH_HEX + claimId + beneficiary + keccakHex(itemIds) + expiresAt,
+      )
+      const digest = fastKeccak256(
+        Buffer.from(`1901${domainSeparator(request.chainId, request.contract)}${structHash}`, 'hex'),
       )
       // libsecp256k1 signs ~10x faster than SigningKey, with the same deterministic (RFC 6979) result
       const signature = signDigest(digest, key.privateKey)
-      const transactionPayload = claimInterface.encodeFunctionData('claim', [voucher, signature])
-      return { voucher, signature, transactionPayload, transactionPayloadHash: keccak256(transactionPayload) }
+      // ABI: claim(tuple, bytes) = selector ‖ head (offsets of both) ‖ tuple (4 words, then the array) ‖ bytes
+      const count = request.itemIds.length
+      const tupleWords = 4 + 1 + count
+      const transactionPayload =
+        CLAIM_SELECTOR +
+        uint256(0x40) +
+        uint256(0x40 + 32 * tupleWords) +
+        claimId +
+        beneficiary +
+        uint256(0x80) +
+        expiresAt +
+        uint256(count) +
+        itemIds +
+        uint256(65) +
+        signature.slice(2).padEnd(192, '0')
+      return {
+        voucher: {
+          claimId: `0x${claimId}`,
+          beneficiary: request.beneficiary,
+          itemIds: request.itemIds,
+          expiresAt: request.expiresAt,
+        },
+        signature,
+        transactionPayload,
+        transactionPayloadHash: fastKeccak256(Buffer.from(transactionPayload.slice(2), 'hex')),
+      }
     },
   }
 }

@@ -1,10 +1,16 @@
 import { Authenticator } from '@dcl/crypto'
-import { hashMessage, SigningKey, Wallet } from 'ethers'
+import { hashMessage, keccak256, randomBytes, SigningKey, Wallet } from 'ethers'
 import { describe, expect, it } from 'vitest'
-import { recoverPersonalSigner, signDigest, signedFetchPayload, verifySignedFetch } from '../src/index.js'
+import {
+  fastKeccak256,
+  recoverPersonalSigner,
+  signDigest,
+  signedFetchPayload,
+  verifySignedFetch,
+} from '../src/index.js'
 import { createIdentity, signedHeaders } from '../src/testing/index.js'
 
-describe('native secp256k1 helpers', () => {
+describe('native crypto helpers', () => {
   it('recover the same signer as ethers and refuse garbage', async () => {
     const wallet = Wallet.createRandom()
     const signature = await wallet.signMessage('hello')
@@ -12,6 +18,25 @@ describe('native secp256k1 helpers', () => {
     expect(recoverPersonalSigner('hell0', signature)).not.toBe(wallet.address.toLowerCase())
     expect(recoverPersonalSigner('hello', '0x1234')).toBeNull()
     expect(recoverPersonalSigner('hello', `${signature.slice(0, -2)}1f`)).toBeNull()
+  })
+
+  it('hash with Keccak-256 exactly as ethers does, whatever the length', () => {
+    for (const length of [0, 1, 31, 32, 135, 136, 137, 356, 4096]) {
+      const bytes = randomBytes(length)
+      expect(fastKeccak256(bytes)).toBe(keccak256(bytes))
+    }
+    // a view into a larger buffer hashes only its own bytes
+    const whole = randomBytes(64)
+    expect(fastKeccak256(whole.subarray(8, 40))).toBe(keccak256(whole.subarray(8, 40)))
+  })
+
+  it('recover signers of messages in any script (the EIP-191 prefix counts bytes, not characters)', async () => {
+    const wallet = Wallet.createRandom()
+    for (const message of ['', 'ü', 'Genesis 🌍 city', 'x'.repeat(1000)]) {
+      expect(recoverPersonalSigner(message, await wallet.signMessage(message))).toBe(
+        wallet.address.toLowerCase(),
+      )
+    }
   })
 
   it('sign digests exactly as ethers does', () => {

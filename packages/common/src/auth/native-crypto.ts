@@ -1,0 +1,51 @@
+import { getBytes } from 'ethers'
+import createKeccakHash from 'keccak'
+import secp256k1 from 'secp256k1'
+
+/*
+ * libsecp256k1 and the Keccak reference code, native (prebuilt for linux-x64/darwin/win32; both packages
+ * fall back to JavaScript elsewhere): recovering a signer costs ~0.1 ms against ~2 ms in pure JavaScript,
+ * and a Keccak-256 of a few hundred bytes ~4 µs against ~40 µs with ethers' keccak256.
+ */
+
+/** Keccak-256 of the bytes, as ethers' keccak256 writes it: 0x and 64 lower-case hex digits. */
+export function fastKeccak256(data: Uint8Array): string {
+  return `0x${createKeccakHash('keccak256')
+    .update(Buffer.from(data.buffer, data.byteOffset, data.byteLength))
+    .digest('hex')}`
+}
+
+/** EIP-191 `hashMessage`: Keccak-256 of "\x19Ethereum Signed Message:\n" + byte length + message. */
+function hashPersonalMessage(message: string): Uint8Array {
+  const body = Buffer.from(message, 'utf8')
+  const prefix = Buffer.from(`\x19Ethereum Signed Message:\n${body.length}`, 'utf8')
+  return createKeccakHash('keccak256')
+    .update(Buffer.concat([prefix, body]))
+    .digest()
+}
+
+function addressOf(publicKey: Uint8Array): string {
+  return `0x${fastKeccak256(publicKey.subarray(1)).slice(-40)}`
+}
+
+/** The lower-case address that made an EIP-191 personal signature of `message`, or null if none can. */
+export function recoverPersonalSigner(message: string, signature: string): string | null {
+  try {
+    const bytes = getBytes(signature)
+    if (bytes.length !== 65) return null
+    const v = bytes[64]!
+    const recovery = v >= 27 ? v - 27 : v
+    if (recovery !== 0 && recovery !== 1) return null
+    return addressOf(
+      secp256k1.ecdsaRecover(bytes.subarray(0, 64), recovery, hashPersonalMessage(message), false),
+    )
+  } catch {
+    return null
+  }
+}
+
+/** A 65-byte `r || s || v` signature (v = 27/28) of a 32-byte digest, as ethers' SigningKey.sign makes it. */
+export function signDigest(digest: string, privateKey: string): string {
+  const { signature, recid } = secp256k1.ecdsaSign(getBytes(digest), getBytes(privateKey))
+  return `0x${Buffer.from(signature).toString('hex')}${(27 + recid).toString(16)}`
+}

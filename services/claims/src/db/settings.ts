@@ -1,0 +1,10 @@
+import type { SessionSettings } from '@genesis/common'
+
+/**
+ * Every query of this service finds its rows by key (a primary key, a user, a partial index), so one
+ * generic plan per prepared statement is as good as a plan made for each call's values. PostgreSQL's
+ * default keeps re-planning statements such as `id = any($1)` on every call (the generic plan's estimate
+ * of an array of unknown size never beats a plan made for one id): that planning was a third of the
+ * database's work on a create. Sent at connect; the embedded PGlite ignores it.
+ */
+export const CLAIMS_DB_SETTINGS: SessionSettings = { plan_cache_mode: 'force_generic_plan' }
