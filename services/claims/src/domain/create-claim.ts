@@ -30,6 +30,8 @@ export interface CreateClaimResult {
 const LIVE_CLAIM_GUARD = 'GN001'
 const UNIQUE_VIOLATION = '23505'
 const FOREIGN_KEY_VIOLATION = '23503'
+/** Not expected (the write locks rewards in index order), but a retry is the answer if it comes. */
+const DEADLOCK = '40P01'
 
 const requestHash = (rewardIds: string[]) =>
   createHash('sha256').update(JSON.stringify(rewardIds)).digest('hex')
@@ -112,14 +114,12 @@ export async function createClaim(
       expiresAt: new Date(expiresAt * 1000),
       idempotency,
     })
-    if (!claim)
-      throw new ConflictError('The rewards changed while the claim was made; retry', { code: 'conflict' })
     return { claim, replayed: false }
   } catch (error) {
     const state = sqlState(error)
     if (state === LIVE_CLAIM_GUARD) return lostTo(alreadyClaimed())
     if (state === UNIQUE_VIOLATION && idempotency) return lostTo(error as Error)
-    if (state === FOREIGN_KEY_VIOLATION) {
+    if (state === FOREIGN_KEY_VIOLATION || state === DEADLOCK) {
       throw new ConflictError('The rewards changed while the claim was made; retry', { code: 'conflict' })
     }
     throw error
