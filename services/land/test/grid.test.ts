@@ -183,6 +183,23 @@ describe('prewarm', () => {
     expect(brotliDecompressSync(await whole.encoded('br')).equals(whole.json)).toBe(true)
   })
 
+  it('answers, once prewarmed, byte for byte what a cold view makes on demand', async () => {
+    const data = buildGridData(world())
+    const warm = new GridView(data, 0)
+    await warm.prewarm(() => true)
+    const cold = new GridView(data, 0)
+    for (const [x, y] of [
+      [-150, -150],
+      [0, 0],
+      [150, 150],
+      [-3, 7],
+    ] as const) {
+      expect(warm.parcelEnvelope(x, y).equals(cold.parcelEnvelope(x, y))).toBe(true)
+    }
+    const rect = { minX: -2, minY: -2, maxX: 3, maxY: 2 }
+    expect(warm.mapBody(rect).json.equals(cold.mapBody(rect).json)).toBe(true)
+  })
+
   it('stops as soon as the view is no longer current', async () => {
     const view = new GridView(buildGridData(world()), 0)
     let calls = 0
