@@ -1,4 +1,3 @@
-import { ConflictError } from '@genesis/common'
 import type { ClaimTransaction } from '../schemas/claim-transaction.js'
 import type { ChainIdValue, ClaimStatus } from '../schemas/primitives.js'
 import type { Queryable } from './queryable.js'
@@ -50,12 +49,13 @@ export interface NewClaim {
  * The whole write of a create, in one statement (so in one transaction, with one round trip): point the
  * rewards at the claim (locking them, in index order), insert the claim if they were all the caller's,
  * and record the Idempotency-Key. When a reward is missing or not the caller's, the claim is not inserted
- * and the rewards' foreign key fails the statement (23503), so nothing is written. A reward that a
+ * and the rewards' foreign key fails the statement (23503), so nothing is written (no row is returned
+ * when none matched). A reward that a
  * concurrent create took meanwhile fails it in the rewards trigger (GN001), and a key that a concurrent
  * create recorded first on the key's primary key (23505). Rows are found by id alone, so that PostgreSQL
  * can cache one plan for the statement.
  */
-export async function insertClaim(sql: Queryable, claim: NewClaim): Promise<ClaimRow> {
+export async function insertClaim(sql: Queryable, claim: NewClaim): Promise<ClaimRow | undefined> {
   const [row] = await sql<ClaimRow[]>`
     with taken as (
       update rewards set claim_transaction_id = ${claim.id}, updated_at = now()
@@ -78,9 +78,7 @@ export async function insertClaim(sql: Queryable, claim: NewClaim): Promise<Clai
     select id, "user", chain_id, contract, transaction_payload, transaction_payload_hash, status,
       transaction_hash, rewards, expires_at, created_at, updated_at
     from claim`
-  // no row: no reward matched at all, so nothing was written either
-  if (!row)
-    throw new ConflictError('The rewards changed while the claim was made; retry', { code: 'conflict' })
+  // undefined: no reward matched at all, so nothing was written either
   return row
 }
 

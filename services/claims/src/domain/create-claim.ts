@@ -114,14 +114,13 @@ export async function createClaim(
       expiresAt: new Date(expiresAt * 1000),
       idempotency,
     })
-    return { claim, replayed: false }
+    if (claim) return { claim, replayed: false }
+    throw rewardsChanged()
   } catch (error) {
     const state = sqlState(error)
     if (state === LIVE_CLAIM_GUARD) return lostTo(alreadyClaimed())
     if (state === UNIQUE_VIOLATION && idempotency) return lostTo(error as Error)
-    if (state === FOREIGN_KEY_VIOLATION || state === DEADLOCK) {
-      throw new ConflictError('The rewards changed while the claim was made; retry', { code: 'conflict' })
-    }
+    if (state === FOREIGN_KEY_VIOLATION || state === DEADLOCK) throw rewardsChanged()
     throw error
   }
 }
@@ -142,6 +141,9 @@ async function earlierClaim(
   }
   return { claim: (await findClaim(sql, earlier.claimId))!, replayed: true }
 }
+
+const rewardsChanged = () =>
+  new ConflictError('The rewards changed while the claim was made; retry', { code: 'conflict' })
 
 function alreadyClaimed(rewards?: string[]): BadRequestError {
   return rewards
