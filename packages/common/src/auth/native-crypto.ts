@@ -8,20 +8,18 @@ import secp256k1 from 'secp256k1'
  * and a Keccak-256 of a few hundred bytes ~4 µs against ~40 µs with ethers' keccak256.
  */
 
-/** Keccak-256 of the bytes, as ethers' keccak256 writes it: 0x and 64 lower-case hex digits. */
-export function fastKeccak256(data: Uint8Array): string {
-  return `0x${createKeccakHash('keccak256')
+const keccak = (data: Uint8Array): Buffer =>
+  createKeccakHash('keccak256')
     .update(Buffer.from(data.buffer, data.byteOffset, data.byteLength))
-    .digest('hex')}`
-}
+    .digest()
+
+/** Keccak-256 of the bytes, as ethers' keccak256 writes it: 0x and 64 lower-case hex digits. */
+export const fastKeccak256 = (data: Uint8Array): string => `0x${keccak(data).toString('hex')}`
 
 /** EIP-191 `hashMessage`: Keccak-256 of "\x19Ethereum Signed Message:\n" + byte length + message. */
 function hashPersonalMessage(message: string): Uint8Array {
   const body = Buffer.from(message, 'utf8')
-  const prefix = Buffer.from(`\x19Ethereum Signed Message:\n${body.length}`, 'utf8')
-  return createKeccakHash('keccak256')
-    .update(Buffer.concat([prefix, body]))
-    .digest()
+  return keccak(Buffer.concat([Buffer.from(`\x19Ethereum Signed Message:\n${body.length}`, 'utf8'), body]))
 }
 
 function addressOf(publicKey: Uint8Array): string {
