@@ -1,6 +1,7 @@
 import { migrate, openDatabase, runService } from '@genesis/common'
 import { buildApp } from './app.js'
 import { loadConfigOrExit } from './config.js'
+import { COLLECTIONS_DB_SETTINGS } from './db/settings.js'
 import { migrationsDir } from './paths.js'
 
 const config = loadConfigOrExit()
@@ -20,6 +21,7 @@ const db = await openDatabase({
   databaseUrl: config.DATABASE_URL,
   dataDir: config.DATA_DIR,
   service: 'collections',
+  settings: COLLECTIONS_DB_SETTINGS,
   logger: { info: startupLog('info'), warn: startupLog('warn') },
 })
 await migrate(db.sql, migrationsDir)

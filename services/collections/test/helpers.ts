@@ -10,6 +10,7 @@ import {
 import type { LightMyRequestResponse } from 'fastify'
 import { type AppDeps, buildApp } from '../src/app.js'
 import { type CollectionsConfig, loadConfig } from '../src/config.js'
+import { COLLECTIONS_DB_SETTINGS } from '../src/db/settings.js'
 import { migrationsDir } from '../src/paths.js'
 
 export interface Harness {
@@ -24,7 +25,7 @@ export async function setup(
   options: { env?: Record<string, string>; chain?: AppDeps['chain'] } = {},
 ): Promise<Harness> {
   const committee = await createIdentity()
-  const db = await createTestDatabase()
+  const db = await createTestDatabase({ settings: COLLECTIONS_DB_SETTINGS })
   await migrate(db.sql, migrationsDir)
   const config = loadConfig({ COMMITTEE_ADDRESSES: committee.address, ...options.env })
   const app = await buildApp({ sql: db.sql, config, chain: options.chain })

@@ -1,6 +1,7 @@
 import { migrate } from '@genesis/common'
 import { createTestDatabase, type TestDatabase } from '@genesis/common/testing'
 import { afterAll, beforeAll, expect, it } from 'vitest'
+import { pageQuery } from '../src/db/collections.js'
 import { migrationsDir } from '../src/paths.js'
 import { seedCollections } from './seed.js'
 
@@ -36,11 +37,27 @@ it('indexes name search with pg_trgm, so q stays fast on many collections', asyn
     await tx`set local enable_seqscan = off`
     await tx`set local enable_indexscan = off`
     return tx.unsafe(
-      "explain select c.id from collections c where lower(c.name) like '%3f2a9%' order by c.created_at desc limit 20",
+      "explain select c.id from collections c where lower(c.name) like '%samurai outfit%' order by c.created_at desc limit 20",
     )
   })
   const text = plan.map((row) => Object.values(row)[0]).join('\n')
   expect(text).toContain('Bitmap Index Scan on collections_name_trgm')
+})
+
+it('searches through the trigram index with the generic plan the service runs, never walking created_at', async () => {
+  const query = pageQuery({ q: 'Samurai', isPublished: true }, { limit: 20, offset: 0 })
+  const plan = await db.sql.begin(async (tx) => {
+    await tx`set local plan_cache_mode = force_generic_plan`
+    await tx`set local enable_seqscan = off`
+    await tx.unsafe(`prepare search as ${query.text}`)
+    const rows = await tx.unsafe(`explain execute search('%samurai%', 20, 0)`)
+    await tx`deallocate search`
+    return rows
+  })
+  const text = plan.map((row) => Object.values(row)[0]).join('\n')
+  expect(text).toContain('Bitmap Index Scan on collections_name_trgm')
+  expect(text).not.toMatch(/Index Scan (Backward )?using collections_(published_)?created_at/)
+  expect(query.params).toEqual(['%samurai%', 20, 0])
 })
 
 it('keeps standard names unique ignoring case and blanks, in the database itself', async () => {

@@ -1,9 +1,78 @@
 import type { Sql } from '@genesis/common'
 
+const STYLES = [
+  'Neon',
+  'Golden',
+  'Cyber',
+  'Retro',
+  'Mystic',
+  'Urban',
+  'Pixel',
+  'Royal',
+  'Frozen',
+  'Solar',
+  'Shadow',
+  'Crystal',
+  'Wild',
+  'Velvet',
+  'Cosmic',
+  'Rusty',
+  'Lunar',
+  'Electric',
+  'Ancient',
+  'Tropical',
+  'Arctic',
+  'Vintage',
+  'Glitch',
+  'Emerald',
+]
+const THEMES = [
+  'Samurai',
+  'Pirate',
+  'Astronaut',
+  'Dragon',
+  'Wizard',
+  'Skater',
+  'Knight',
+  'Ninja',
+  'Robot',
+  'Mermaid',
+  'Cowboy',
+  'Vampire',
+  'Phoenix',
+  'Racer',
+  'Gardener',
+  'Viking',
+  'Jester',
+  'Alien',
+  'Pharaoh',
+  'Surfer',
+  'Rockstar',
+  'Detective',
+  'Monk',
+]
+const KINDS = [
+  'Set',
+  'Outfit',
+  'Drop',
+  'Pack',
+  'Gear',
+  'Series',
+  'Edition',
+  'Wardrobe',
+  'Capsule',
+  'Moves',
+  'Dances',
+  'Looks',
+  'Threads',
+]
+
 /**
- * Seeds `count` standard collections in one INSERT … SELECT generate_series. Names are unique
- * ("Wearables <n> <hex>"), four in five are published, owners rotate over 5,000 addresses, and
- * salt/contract address are hex derived from md5 (shaped like the real ones, not real CREATE2 values).
+ * Seeds `count` standard collections in one INSERT … SELECT generate_series. Names read like creators'
+ * ("Neon Samurai Outfit 4242": a style, a theme, a kind and a number that keeps them unique), so a word
+ * of the name matches a few percent of the collections, as on a real catalogue. Four in five are
+ * published, owners rotate over 5,000 addresses, and salt/contract address are hex derived from md5
+ * (shaped like the real ones, not real CREATE2 values).
  *
  * A bulk load: the secondary indexes are dropped and rebuilt from their own definitions (pg_indexes),
  * which is several times faster than maintaining the GIN indexes row by row.
@@ -17,7 +86,8 @@ export async function seedCollections(sql: Sql, count: number, network = 'sepoli
     await tx`
       insert into collections (id, name, eth_address, salt, contract_address, urn, is_published, created_at, updated_at)
       select gen_random_uuid(),
-             'Wearables ' || n || ' ' || substr(md5(n::text), 1, 12),
+             (${tx.array(STYLES)}::text[])[1 + n % ${STYLES.length}] || ' ' || (${tx.array(THEMES)}::text[])[1 + n % ${THEMES.length}]
+               || ' ' || (${tx.array(KINDS)}::text[])[1 + n % ${KINDS.length}] || ' ' || n,
              '0x' || lpad(to_hex(n % 5000), 40, '0'),
              '0x' || md5(n::text) || md5((n + 1)::text),
              contract,

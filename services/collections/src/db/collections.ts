@@ -113,9 +113,12 @@ export interface Page {
   offset: number
 }
 
-type Parameter = string | number | boolean
+type Parameter = string | number
 
-/** The filter as SQL text with numbered parameters ($1, $2, …). */
+/**
+ * The filter as SQL text with numbered parameters ($1, $2, …). Publication is written into the text, not
+ * passed as a parameter, so a generic plan can use the partial index on published collections.
+ */
 function whereClause(filter: CollectionFilter): { text: string; params: Parameter[] } {
   const params: Parameter[] = []
   const param = (value: Parameter) => {
@@ -125,7 +128,8 @@ function whereClause(filter: CollectionFilter): { text: string; params: Paramete
   const conditions: string[] = []
   if (filter.q !== undefined)
     conditions.push(`lower(c.name) like ${param(`%${likeEscape(filter.q.toLowerCase())}%`)}`)
-  if (filter.isPublished !== undefined) conditions.push(`c.is_published = ${param(filter.isPublished)}`)
+  if (filter.isPublished !== undefined)
+    conditions.push(filter.isPublished ? 'c.is_published' : 'not c.is_published')
   if (filter.standardOnly) conditions.push('c.third_party_id is null')
   if (filter.member !== undefined) {
     const member = param(filter.member)
@@ -138,32 +142,55 @@ function whereClause(filter: CollectionFilter): { text: string; params: Paramete
 }
 
 /**
- * List queries run as unnamed (unprepared) statements, which PostgreSQL always plans with their
- * parameters. A prepared statement may switch to a generic plan after five runs, and a generic plan is
- * blind to the search term: for `lower(name) like $1 … order by created_at limit n` it walks the whole
- * created_at index (90 ms on 100,000 rows for a rare term) instead of using the trigram index (a few ms).
+ * The ids on one page, newest first, with the number of matches (`total`). Statements are prepared once
+ * per connection and run with their generic plan (plan_cache_mode=force_generic_plan, src/db/settings.ts):
+ * one round trip and no planning per call. A generic plan is blind to the search term, so a search or a
+ * member's list first collects its matches in a materialized CTE, which only an index (trigram, owner,
+ * managers, minters) can produce; planned freely, a generic plan would walk the whole created_at index,
+ * filtering (90 ms for a rare term on 100,000 rows). Without a narrowing filter the page is a walk of that
+ * index, and the total a count, only when the page is full (a page that is not full tells it by itself).
  */
-const run = <T extends object>(sql: Queryable, text: string, params: Parameter[]) =>
-  sql.unsafe(text, params, { prepare: false }) as unknown as Promise<T[]>
-
-/**
- * The total of a paged search. A page that is not full tells the total by itself, which spares the
- * second scan of the index for most searches; only full (or empty, past the end) pages count.
- */
-async function totalOf(found: number, page: Page, count: () => Promise<number>): Promise<number> {
-  if (found > 0 && found < page.limit) return page.offset + found
-  if (found === 0 && page.offset === 0) return 0
-  return count()
+export function pageQuery(filter: CollectionFilter, page: Page): { text: string; params: Parameter[] } {
+  const where = whereClause(filter)
+  const limit = `$${where.params.length + 1}`
+  const offset = `$${where.params.length + 2}`
+  const params = [...where.params, page.limit, page.offset]
+  const narrowed = filter.q !== undefined || filter.member !== undefined
+  const text = narrowed
+    ? `with matched as materialized (select c.id, c.created_at from collections c ${where.text})
+       select id, created_at, count(*) over ()::int as total from matched
+       order by created_at desc, id limit ${limit} offset ${offset}`
+    : `select c.id, c.created_at, null::int as total from collections c ${where.text}
+       order by c.created_at desc, c.id limit ${limit} offset ${offset}`
+  return { text, params }
 }
+
+/** `sql.unsafe` sends an unnamed statement unless told otherwise; these are few and reused, so name them. */
+const prepared = <T extends object>(sql: Queryable, text: string, params: Parameter[]) =>
+  sql.unsafe<T[]>(text, params, { prepare: true })
 
 async function countWhere(sql: Queryable, filter: CollectionFilter): Promise<number> {
   const where = whereClause(filter)
-  const [row] = await run<{ total: number }>(
+  const [row] = await prepared<{ total: number }>(
     sql,
     `select count(*)::int as total from collections c ${where.text}`,
     where.params,
   )
   return row?.total ?? 0
+}
+
+/** The total of a page whose rows carry it (a narrowed search) or that tells it by its size; else a count. */
+async function totalOf(
+  sql: Queryable,
+  filter: CollectionFilter,
+  page: Page,
+  rows: readonly { total: number | null }[],
+): Promise<number> {
+  const first = rows[0]
+  if (first?.total != null) return first.total
+  if (rows.length > 0 && rows.length < page.limit) return page.offset + rows.length
+  if (rows.length === 0 && page.offset === 0) return 0
+  return countWhere(sql, filter)
 }
 
 /** Newest first. */
@@ -172,15 +199,16 @@ export async function listCollections(
   filter: CollectionFilter,
   page: Page,
 ): Promise<{ rows: CollectionRow[]; total: number }> {
-  const where = whereClause(filter)
-  const n = where.params.length
-  const rows = await run<CollectionRow>(
+  const query = pageQuery(filter, page)
+  const rows = await prepared<CollectionRow & { total: number | null }>(
     sql,
-    `select ${COLUMNS} from collections c left join third_parties tp on tp.id = c.third_party_id
-     ${where.text} order by c.created_at desc, c.id limit $${n + 1} offset $${n + 2}`,
-    [...where.params, page.limit, page.offset],
+    `with page as (${query.text})
+     select ${COLUMNS}, page.total from page join collections c on c.id = page.id
+     left join third_parties tp on tp.id = c.third_party_id
+     order by page.created_at desc, page.id`,
+    query.params,
   )
-  return { rows, total: await totalOf(rows.length, page, () => countWhere(sql, filter)) }
+  return { rows, total: await totalOf(sql, filter, page, rows) }
 }
 
 export async function listContractAddresses(
@@ -189,16 +217,16 @@ export async function listContractAddresses(
   page: Page,
 ): Promise<{ addresses: string[]; total: number }> {
   const standard = { ...filter, standardOnly: true }
-  const where = whereClause(standard)
-  const n = where.params.length
-  const rows = await run<{ contract_address: string }>(
+  const query = pageQuery(standard, page)
+  const rows = await prepared<{ contract_address: string; total: number | null }>(
     sql,
-    `select c.contract_address from collections c
-     ${where.text} order by c.created_at desc, c.id limit $${n + 1} offset $${n + 2}`,
-    [...where.params, page.limit, page.offset],
+    `with page as (${query.text})
+     select c.contract_address, page.total from page join collections c on c.id = page.id
+     order by page.created_at desc, page.id`,
+    query.params,
   )
   return {
     addresses: rows.map((r) => r.contract_address),
-    total: await totalOf(rows.length, page, () => countWhere(sql, standard)),
+    total: await totalOf(sql, standard, page, rows),
   }
 }

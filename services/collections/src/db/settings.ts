@@ -1,0 +1,9 @@
+import type { SessionSettings } from '@genesis/common'
+
+/**
+ * Every query of this service finds its rows through a key or an index chosen by the query's shape (the
+ * list queries make sure of it, see `pageQuery`), so one generic plan per prepared statement serves every
+ * call: no planning per call. PostgreSQL's default would keep re-planning a search, whose generic plan's
+ * estimate never beats a plan made for a rare term. Sent at connect; the embedded PGlite ignores it.
+ */
+export const COLLECTIONS_DB_SETTINGS: SessionSettings = { plan_cache_mode: 'force_generic_plan' }
