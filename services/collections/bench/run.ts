@@ -22,7 +22,8 @@ import { migrationsDir } from '../src/paths.js'
 import { seedCollections } from '../test/seed.js'
 
 const COLLECTIONS = Number(process.env.BENCH_COLLECTIONS ?? 100_000)
-const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10)
+const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 4)
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10)
 const VERIFY_ROUNDS = 500
 
@@ -95,25 +96,47 @@ try {
   })
   if (sanity.status !== 200) throw new Error(`search answered ${sanity.status}: ${await sanity.text()}`)
 
-  const baselineBefore = await load('baseline: bare Fastify + select 1', `${baselineUrl}/baseline`)
-  const search = (term: string) =>
-    load(
-      `GET /v1/collections?q=${term} (committee)`,
-      `${base}/v1/collections?q=${encodeURIComponent(term)}`,
-      listHeaders,
-    )
-  const searchFragment = await search(terms.fragment)
-  const searchName = await search(terms.name)
-  const searchWord = await search(terms.word)
-  const byId = await load('GET /v1/collections/{id}', `${base}${idPath}`, idHeaders)
-  // Without signed fetch, to tell the signature's share from the rest of the stack:
-  const kitOnly = await load('GET /health/live (service kit, no database)', `${base}/health/live`)
-  const unsigned = await load(
-    `GET /v1/addresses?q=${terms.fragment} (unsigned search)`,
-    `${base}/v1/addresses?q=${encodeURIComponent(terms.fragment)}`,
-  )
-  const baselineAfter = await load('baseline again', `${baselineUrl}/baseline`)
-  const baselineRps = (baselineBefore.rps + baselineAfter.rps) / 2
+  // Interleaved rounds, each service row right after a baseline of its own: the machine's load drifts
+  // within a run, and a ratio to a baseline measured a minute earlier drifted with it.
+  const rows: { name: string; url: string; headers?: Record<string, string> }[] = [
+    ...Object.values(terms).map((term) => ({
+      name: `GET /v1/collections?q=${term} (committee)`,
+      url: `${base}/v1/collections?q=${encodeURIComponent(term)}`,
+      headers: listHeaders,
+    })),
+    {
+      name: 'GET /v1/collections (committee, first page)',
+      url: `${base}/v1/collections`,
+      headers: listHeaders,
+    },
+    { name: 'GET /v1/collections/{id}', url: `${base}${idPath}`, headers: idHeaders },
+    // Without signed fetch, to tell the signature's share from the rest of the stack:
+    { name: 'GET /health/live (service kit, no database)', url: `${base}/health/live` },
+    {
+      name: `GET /v1/addresses?q=${terms.fragment} (unsigned search)`,
+      url: `${base}/v1/addresses?q=${encodeURIComponent(terms.fragment)}`,
+    },
+  ]
+  const ratios = new Map<string, number[]>(rows.map((row) => [row.name, []]))
+  const rates = new Map<string, number[]>([
+    ['baseline', []],
+    ...rows.map((row) => [row.name, []] as [string, number[]]),
+  ])
+  for (let round = 1; round <= ROUNDS; round++) {
+    console.log(`round ${round} of ${ROUNDS}`)
+    for (const row of rows) {
+      const reference = await load('  baseline: bare Fastify + select 1', `${baselineUrl}/baseline`)
+      const measured = await load(`  ${row.name}`, row.url, row.headers)
+      rates.get('baseline')!.push(reference.rps)
+      rates.get(row.name)!.push(measured.rps)
+      ratios.get(row.name)!.push(measured.rps / reference.rps)
+    }
+  }
+  const median = (values: number[]) => {
+    const sorted = [...values].sort((x, y) => x - y)
+    const mid = Math.floor(sorted.length / 2)
+    return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
+  }
 
   // The verification alone, on the same headers the load used.
   const request = { method: 'GET', path: idPath, headers: idHeaders }
@@ -122,9 +145,13 @@ try {
   for (let i = 0; i < VERIFY_ROUNDS; i++) await verifySignedFetch(request, { maxAgeS: config.AUTH_MAX_AGE_S })
   const verifyMs = (performance.now() - started) / VERIFY_ROUNDS
 
-  console.log('\nratio to the baseline (target ≥ 0.5):')
-  for (const m of [searchFragment, searchName, searchWord, byId])
-    console.log(`  ${m.name.padEnd(44)} ${(m.rps / baselineRps).toFixed(2)}`)
+  console.log('\nratio to the baseline measured just before it (target ≥ 0.5): median [min–max]')
+  for (const [name, values] of ratios)
+    console.log(
+      `  ${name.padEnd(62)} ${median(values).toFixed(2)} [${Math.min(...values).toFixed(2)}–${Math.max(...values).toFixed(2)}]` +
+        `   ${Math.round(median(rates.get(name)!))} req/s`,
+    )
+  console.log(`  baseline ${Math.round(median(rates.get('baseline')!))} req/s (median)`)
   console.log(
     `\nsignature verification (verifySignedFetch, 3-link auth chain): ${verifyMs.toFixed(3)} ms per request ` +
       `= at most ${(1000 / verifyMs).toFixed(0)} verifications/s on one core`,
@@ -133,14 +160,12 @@ try {
     JSON.stringify({
       collections: COLLECTIONS,
       durationS: DURATION_S,
+      rounds: ROUNDS,
       connections: CONNECTIONS,
-      baselineRps: Math.round(baselineRps),
-      searchFragment: Math.round(searchFragment.rps),
-      searchName: Math.round(searchName.rps),
-      searchWord: Math.round(searchWord.rps),
-      byId: Math.round(byId.rps),
-      kitOnly: Math.round(kitOnly.rps),
-      unsignedSearch: Math.round(unsigned.rps),
+      medianRatios: Object.fromEntries(
+        [...ratios].map(([name, values]) => [name, Number(median(values).toFixed(3))]),
+      ),
+      medianRates: Object.fromEntries([...rates].map(([name, values]) => [name, Math.round(median(values))])),
       verifyMs: Number(verifyMs.toFixed(3)),
     }),
   )

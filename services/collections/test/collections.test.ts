@@ -323,6 +323,22 @@ describe('lists', () => {
     expect(defaults.pagination).toMatchObject({ page: 1, limit: 20 })
   })
 
+  it('tells the total of an unfiltered list from the kept counts, the same as counting the table', async () => {
+    const [all] = await h.db.sql<{ n: number; published: number; addresses: number }[]>`
+      select count(*)::int as n, (count(*) filter (where is_published))::int as published,
+             (count(*) filter (where is_published and third_party_id is null))::int as addresses
+      from collections`
+    const total = async (res: Promise<{ json(): { pagination: { total: number } } }>) =>
+      (await res).json().pagination.total
+    expect(await total(call(h.app, h.committee, 'GET', '/v1/collections?limit=1'))).toBe(all!.n)
+    expect(await total(call(h.app, carol, 'GET', '/v1/collections?limit=1'))).toBe(all!.published)
+    expect(await total(h.app.inject({ method: 'GET', url: '/v1/addresses?limit=1&is_published=true' }))).toBe(
+      all!.addresses,
+    )
+    const past = await call(h.app, h.committee, 'GET', `/v1/collections?limit=1&page=${all!.n + 5}`)
+    expect(past.json()).toMatchObject({ data: [], pagination: { total: all!.n } })
+  })
+
   it('treats LIKE wildcards in q literally', async () => {
     const body = (
       await call(h.app, h.committee, 'GET', `/v1/collections?q=${encodeURIComponent('%_')}`)

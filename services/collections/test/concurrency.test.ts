@@ -1,5 +1,6 @@
 import { requireRealPostgres } from '@genesis/common/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { keptAndCounted } from './counts.js'
 import {
   acceptTos,
   call,
@@ -259,5 +260,11 @@ describe('lock, publish, PUT and DELETE racing on one collection', () => {
     })
     // the race really interleaved differently across rounds
     expect(orders.size).toBeGreaterThan(1)
+  })
+
+  it('leaves the kept collection counts equal to counting the table after every race', async () => {
+    const { kept, counted } = await keptAndCounted(h.db.sql)
+    expect(kept).toEqual(counted)
+    expect(counted.reduce((sum, row) => sum + row.n, 0)).toBeGreaterThan(0)
   })
 })

@@ -1,8 +1,13 @@
+import { cp, mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { migrate } from '@genesis/common'
 import { createTestDatabase, type TestDatabase } from '@genesis/common/testing'
-import { afterAll, beforeAll, expect, it } from 'vitest'
-import { pageQuery } from '../src/db/collections.js'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type CollectionFilter, listQuery } from '../src/db/collections.js'
+import { COLLECTIONS_DB_SETTINGS } from '../src/db/settings.js'
 import { migrationsDir } from '../src/paths.js'
+import { keptAndCounted } from './counts.js'
 import { seedCollections } from './seed.js'
 
 let db: TestDatabase
@@ -44,20 +49,48 @@ it('indexes name search with pg_trgm, so q stays fast on many collections', asyn
   expect(text).toContain('Bitmap Index Scan on collections_name_trgm')
 })
 
-it('searches through the trigram index with the generic plan the service runs, never walking created_at', async () => {
-  const query = pageQuery({ q: 'Samurai', isPublished: true }, { limit: 20, offset: 0 })
-  const plan = await db.sql.begin(async (tx) => {
-    await tx`set local plan_cache_mode = force_generic_plan`
-    await tx`set local enable_seqscan = off`
-    await tx.unsafe(`prepare search as ${query.text}`)
-    const rows = await tx.unsafe(`explain execute search('%samurai%', 20, 0)`)
-    await tx`deallocate search`
-    return rows
+describe('the generic plans the service runs', () => {
+  const owner = `0x${(7).toString(16).padStart(40, '0')}`
+  const plan = async (filter: CollectionFilter) => {
+    const query = listQuery(filter, { limit: 20, offset: 0 })
+    const args = query.params.map((p) => (typeof p === 'number' ? String(p) : `'${p}'`)).join(', ')
+    const rows = await db.sql.begin(async (tx) => {
+      for (const [name, value] of Object.entries(COLLECTIONS_DB_SETTINGS))
+        await tx`select set_config(${name}, ${value}, true)`
+      // on a small table scanning would be right; forbidding it shows which indexes the shape allows
+      await tx`set local enable_seqscan = off`
+      await tx.unsafe(`prepare list as ${query.text}`)
+      const explained = await tx.unsafe(`explain execute list(${args})`)
+      await tx`deallocate list`
+      return explained
+    })
+    return rows.map((row) => Object.values(row)[0]).join('\n')
+  }
+  const walksCreatedAt = /Index Scan (Backward )?using collections_(published_)?created_at/
+
+  it('finds a search through the trigram index, never by walking created_at', async () => {
+    for (const isPublished of [undefined, true]) {
+      const text = await plan({ q: 'Samurai', isPublished })
+      expect(text).toContain('Bitmap Index Scan on collections_name_trgm')
+      expect(text).not.toMatch(walksCreatedAt)
+      expect(text).not.toContain('Seq Scan on collections')
+    }
   })
-  const text = plan.map((row) => Object.values(row)[0]).join('\n')
-  expect(text).toContain('Bitmap Index Scan on collections_name_trgm')
-  expect(text).not.toMatch(/Index Scan (Backward )?using collections_(published_)?created_at/)
-  expect(query.params).toEqual(['%samurai%', 20, 0])
+
+  it("finds a member's collections through the owner, managers and minters indexes", async () => {
+    const text = await plan({ member: owner })
+    for (const index of ['collections_eth_address', 'collections_managers', 'collections_minters'])
+      expect(text).toContain(index)
+    expect(text).not.toContain('Seq Scan on collections')
+    expect(text).not.toContain('Gather')
+  })
+
+  it('walks created_at for an unnarrowed page, its total read from collection_counts', async () => {
+    const text = await plan({ isPublished: true })
+    expect(text).toMatch(/Index Scan using collections_published_created_at/)
+    expect(text).toContain('collection_counts')
+    expect(text).not.toContain('Seq Scan on collections ')
+  })
 })
 
 it('keeps standard names unique ignoring case and blanks, in the database itself', async () => {
@@ -70,4 +103,38 @@ it('keeps standard names unique ignoring case and blanks, in the database itself
     code: '23505',
     constraint_name: 'collections_standard_name_key',
   })
+})
+
+it('starts collection_counts from the rows already there, then follows inserts, updates and deletes', async () => {
+  const before = await createTestDatabase()
+  const firstOnly = await mkdtemp(join(tmpdir(), 'collections-migrations-'))
+  try {
+    await cp(join(migrationsDir, '00001_initial'), join(firstOnly, '00001_initial'), { recursive: true })
+    await migrate(before.sql, firstOnly)
+    await seedCollections(before.sql, 300)
+    await migrate(before.sql, migrationsDir)
+    let { kept, counted } = await keptAndCounted(before.sql)
+    expect(kept).toEqual(counted)
+    expect(kept.find((k) => k.is_published && k.is_standard)?.n).toBe(240)
+
+    await before.sql`insert into third_parties (id, managers) values ('urn:decentraland:sepolia:collections-thirdparty:tp', '{0xabc}')`
+    await before.sql`
+      insert into collections (id, name, eth_address, urn, third_party_id, urn_suffix)
+      select gen_random_uuid(), 'TP ' || n, ${`0x${'1'.repeat(40)}`},
+             'urn:decentraland:sepolia:collections-thirdparty:tp:' || n,
+             'urn:decentraland:sepolia:collections-thirdparty:tp', n::text
+      from generate_series(1, 7) as n`
+    await before.sql`update collections set is_published = true where not is_published and name like '%1'`
+    await before.sql`update collections set name = name || ' x' where name like '%2'`
+    await before.sql`delete from collections where name like '%3'`
+    ;({ kept, counted } = await keptAndCounted(before.sql))
+    expect(kept).toEqual(counted)
+    expect(kept.find((k) => !k.is_standard && k.is_published)?.n).toBe(1)
+    await before.sql`truncate collections cascade`
+    ;({ kept, counted } = await keptAndCounted(before.sql))
+    expect(kept).toEqual(counted)
+  } finally {
+    await rm(firstOnly, { recursive: true, force: true })
+    await before.drop()
+  }
 })

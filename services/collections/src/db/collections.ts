@@ -132,66 +132,93 @@ function whereClause(filter: CollectionFilter): { text: string; params: Paramete
     conditions.push(filter.isPublished ? 'c.is_published' : 'not c.is_published')
   if (filter.standardOnly) conditions.push('c.third_party_id is null')
   if (filter.member !== undefined) {
+    // One indexed branch per role, rather than an OR of them, which only a scan of the table can answer.
     const member = param(filter.member)
-    conditions.push(`(c.eth_address = ${member}
-      or c.managers @> array[${member}]::text[]
-      or c.minters @> array[${member}]::text[]
-      or c.third_party_id in (select id from third_parties where managers @> array[${member}]::text[]))`)
+    conditions.push(`c.id in (
+      select id from collections where eth_address = ${member}
+      union all select id from collections where managers @> array[${member}]::text[]
+      union all select id from collections where minters @> array[${member}]::text[]
+      union all select id from collections where third_party_id in (
+        select id from third_parties where managers @> array[${member}]::text[]))`)
   }
   return { text: conditions.length === 0 ? '' : `where ${conditions.join(' and ')}`, params }
 }
 
+/** What a list reads of each collection on its page. */
+interface Reading {
+  columns: string
+  joins: string
+}
+const COLLECTION_READING: Reading = {
+  columns: COLUMNS,
+  joins: 'left join third_parties tp on tp.id = c.third_party_id',
+}
+const CONTRACT_ADDRESS_READING: Reading = { columns: 'c.contract_address', joins: '' }
+
 /**
- * The ids on one page, newest first, with the number of matches (`total`). Statements are prepared once
+ * One page, newest first, each row with the number of matches (`total`). Statements are prepared once
  * per connection and run with their generic plan (plan_cache_mode=force_generic_plan, src/db/settings.ts):
  * one round trip and no planning per call. A generic plan is blind to the search term, so a search or a
  * member's list first collects its matches in a materialized CTE, which only an index (trigram, owner,
- * managers, minters) can produce; planned freely, a generic plan would walk the whole created_at index,
- * filtering (90 ms for a rare term on 100,000 rows). Without a narrowing filter the page is a walk of that
- * index, and the total a count, only when the page is full (a page that is not full tells it by itself).
+ * managers, minters) can produce, counts them there and reads the page's rows by key; planned freely, a
+ * generic plan would walk the whole created_at index, filtering (90 ms for a rare term on 100,000 rows).
+ * An unnarrowed page walks that index, and its total comes from `collection_counts` (kept by trigger)
+ * instead of counting the table (20-30 ms for 80,000 published collections).
  */
-export function pageQuery(filter: CollectionFilter, page: Page): { text: string; params: Parameter[] } {
+export function listQuery(
+  filter: CollectionFilter,
+  page: Page,
+  reading: Reading = COLLECTION_READING,
+): { text: string; params: Parameter[] } {
   const where = whereClause(filter)
-  const limit = `$${where.params.length + 1}`
-  const offset = `$${where.params.length + 2}`
+  const n = where.params.length
   const params = [...where.params, page.limit, page.offset]
-  const narrowed = filter.q !== undefined || filter.member !== undefined
-  const text = narrowed
-    ? `with matched as materialized (select c.id, c.created_at from collections c ${where.text})
-       select id, created_at, count(*) over ()::int as total from matched
-       order by created_at desc, id limit ${limit} offset ${offset}`
-    : `select c.id, c.created_at, null::int as total from collections c ${where.text}
-       order by c.created_at desc, c.id limit ${limit} offset ${offset}`
+  const window = `limit $${n + 1} offset $${n + 2}`
+  const text = isNarrowed(filter)
+    ? `with matched as materialized (select c.id, c.created_at from collections c ${where.text}),
+       page as (select id, created_at, count(*) over ()::int as total from matched
+                order by created_at desc, id ${window})
+       select ${reading.columns}, page.total from page join collections c on c.id = page.id ${reading.joins}
+       order by page.created_at desc, page.id`
+    : `select ${reading.columns}, (${keptCount(filter)}) as total from collections c ${reading.joins}
+       ${where.text} order by c.created_at desc, c.id ${window}`
   return { text, params }
+}
+
+const isNarrowed = (filter: CollectionFilter) => filter.q !== undefined || filter.member !== undefined
+
+/** The number of collections an unnarrowed filter selects, from the counts the trigger keeps. */
+function keptCount(filter: CollectionFilter): string {
+  const conditions: string[] = []
+  if (filter.isPublished !== undefined)
+    conditions.push(filter.isPublished ? 'is_published' : 'not is_published')
+  if (filter.standardOnly) conditions.push('is_standard')
+  const where = conditions.length === 0 ? '' : `where ${conditions.join(' and ')}`
+  return `select coalesce(sum(n), 0)::int from collection_counts ${where}`
 }
 
 /** `sql.unsafe` sends an unnamed statement unless told otherwise; these are few and reused, so name them. */
 const prepared = <T extends object>(sql: Queryable, text: string, params: Parameter[]) =>
   sql.unsafe<T[]>(text, params, { prepare: true })
 
+/** The total when the page itself cannot tell it: past the last match. */
 async function countWhere(sql: Queryable, filter: CollectionFilter): Promise<number> {
   const where = whereClause(filter)
   const [row] = await prepared<{ total: number }>(
     sql,
-    `select count(*)::int as total from collections c ${where.text}`,
-    where.params,
+    isNarrowed(filter)
+      ? `select count(*)::int as total from collections c ${where.text}`
+      : `select (${keptCount(filter)}) as total`,
+    isNarrowed(filter) ? where.params : [],
   )
   return row?.total ?? 0
 }
 
-/** The total of a page whose rows carry it (a narrowed search) or that tells it by its size; else a count. */
-async function totalOf(
+const totalOf = async (
   sql: Queryable,
   filter: CollectionFilter,
-  page: Page,
-  rows: readonly { total: number | null }[],
-): Promise<number> {
-  const first = rows[0]
-  if (first?.total != null) return first.total
-  if (rows.length > 0 && rows.length < page.limit) return page.offset + rows.length
-  if (rows.length === 0 && page.offset === 0) return 0
-  return countWhere(sql, filter)
-}
+  rows: readonly { total: number }[],
+): Promise<number> => rows[0]?.total ?? countWhere(sql, filter)
 
 /** Newest first. */
 export async function listCollections(
@@ -199,16 +226,9 @@ export async function listCollections(
   filter: CollectionFilter,
   page: Page,
 ): Promise<{ rows: CollectionRow[]; total: number }> {
-  const query = pageQuery(filter, page)
-  const rows = await prepared<CollectionRow & { total: number | null }>(
-    sql,
-    `with page as (${query.text})
-     select ${COLUMNS}, page.total from page join collections c on c.id = page.id
-     left join third_parties tp on tp.id = c.third_party_id
-     order by page.created_at desc, page.id`,
-    query.params,
-  )
-  return { rows, total: await totalOf(sql, filter, page, rows) }
+  const query = listQuery(filter, page)
+  const rows = await prepared<CollectionRow & { total: number }>(sql, query.text, query.params)
+  return { rows, total: await totalOf(sql, filter, rows) }
 }
 
 export async function listContractAddresses(
@@ -217,16 +237,10 @@ export async function listContractAddresses(
   page: Page,
 ): Promise<{ addresses: string[]; total: number }> {
   const standard = { ...filter, standardOnly: true }
-  const query = pageQuery(standard, page)
-  const rows = await prepared<{ contract_address: string; total: number | null }>(
-    sql,
-    `with page as (${query.text})
-     select c.contract_address, page.total from page join collections c on c.id = page.id
-     order by page.created_at desc, page.id`,
-    query.params,
-  )
+  const query = listQuery(standard, page, CONTRACT_ADDRESS_READING)
+  const rows = await prepared<{ contract_address: string; total: number }>(sql, query.text, query.params)
   return {
     addresses: rows.map((r) => r.contract_address),
-    total: await totalOf(sql, standard, page, rows),
+    total: await totalOf(sql, standard, rows),
   }
 }
