@@ -17,7 +17,7 @@ for (const service of services) {
     console.log(`${service.name}: not built, skipped`)
     continue
   }
-  const child = spawn(process.execPath, ['dist/server.js'], {
+  const child = spawn(process.execPath, ['--single-threaded-gc', 'dist/server.js'], {
     cwd: dir,
     env: { PORT: String(service.port), LOG_LEVEL: 'info', ...process.env },
     stdio: ['ignore', 'inherit', 'inherit'],

@@ -38,14 +38,14 @@ export interface RunningService {
 }
 
 /**
- * Starts `node dist/server.js` in `cwd` on an ephemeral port (PORT=0; the port is read from Fastify's
+ * Starts `node --single-threaded-gc dist/server.js` (the image's command) in `cwd` on an ephemeral port (PORT=0; the port is read from Fastify's
  * "listening at" log line, so no port is ever guessed) and waits until /health/ready answers 200.
  */
 export async function startService(
   service: ServiceName,
   options: { cwd: string; databaseUrl: string; dataDir: string },
 ): Promise<RunningService> {
-  const proc = startProcess('node', ['dist/server.js'], {
+  const proc = startProcess('node', ['--single-threaded-gc', 'dist/server.js'], {
     cwd: options.cwd,
     env: serviceProcessEnv(service, options),
   })

@@ -52,6 +52,9 @@ async function freePort(): Promise<number> {
  * on core 0 and every server on the last core: each server measured gets the same core, and the client
  * never competes with it. Without that, whichever processes the scheduler puts together decide the figures.
  */
+/** Every server runs with the flags the image runs the service with (infra/docker/Dockerfile CMD). */
+const NODE_FLAGS = ['--single-threaded-gc']
+const WARMUP_S = 5
 const SERVER_CORE = cpus().length - 1
 const pinning = cpus().length >= 2 && spawnSync('taskset', ['-V']).status === 0
 if (pinning) spawnSync('taskset', ['-a', '-p', '-c', '0', String(process.pid)], { stdio: 'ignore' })
@@ -218,7 +221,10 @@ async function main() {
     const indexMs = performance.now() - started
 
     const built = existsSync(join(packageRoot, 'dist/server.js'))
-    const serviceArgs = built ? ['dist/server.js'] : ['--import', 'tsx', 'src/server.ts']
+    const serviceArgs = [
+      ...NODE_FLAGS,
+      ...(built ? ['dist/server.js'] : ['--import', 'tsx', 'src/server.ts']),
+    ]
     const port = await freePort()
     // Request logs at warn, on the service and the kit ceiling alike (the bare baseline has no logger).
     const env = { ...process.env, LOG_LEVEL: 'warn' }
@@ -251,8 +257,8 @@ async function main() {
     writeFileSync(join(tmp, 'districts.json'), districts)
     writeFileSync(join(tmp, 'map.json'), map)
 
-    const bare = start(['--import', 'tsx', join(benchDir, 'bare-server.ts'), tmp], env)
-    const kit = start(['--import', 'tsx', join(benchDir, 'kit-server.ts'), tmp, db.url], env)
+    const bare = start([...NODE_FLAGS, '--import', 'tsx', join(benchDir, 'bare-server.ts'), tmp], env)
+    const kit = start([...NODE_FLAGS, '--import', 'tsx', join(benchDir, 'kit-server.ts'), tmp, db.url], env)
     children.push(bare, kit)
     const [bareUrl, kitUrl] = await Promise.all([announced(bare), announced(kit)])
     if (!Buffer.from(await (await fetch(`${bareUrl}/map`)).arrayBuffer()).equals(map)) {
@@ -269,6 +275,15 @@ async function main() {
         },
         ROUNDS,
       )
+    // Unmeasured load first, the same for every server: the service takes several seconds of traffic
+    // before its per-request cost settles (runs measured cold rose from 0.44 to 0.79 of bare over the rounds).
+    for (const path of ['/parcels/0/0', '/districts'])
+      for (const [child, url] of [
+        [service, serviceUrl],
+        [kit, kitUrl],
+        [bare, bareUrl],
+      ] as const)
+        await load(at(child, `${url}${path}`), { duration: WARMUP_S })
     const parcelRuns = await small('/parcels/0/0')
     const districtRuns = await small('/districts')
     const mapOptions = { duration: 5, connections: 2 }
