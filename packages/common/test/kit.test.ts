@@ -204,6 +204,52 @@ describe('service kit over HTTP', () => {
     expect(response.headers.get('access-control-allow-origin')).toBe('*')
   })
 
+  it('exposes the request id and ETag to browser code on simple answers', async () => {
+    const response = await call('/health/live', { headers: { origin: 'https://dapp.example' } })
+    expect(response.headers.get('access-control-allow-origin')).toBe('*')
+    expect(response.headers.get('access-control-expose-headers')).toBe('x-request-id, etag, retry-after')
+    expect(response.headers.get('vary')).toBeNull()
+  })
+
+  it('with listed origins: echoes a listed one, leaves others without CORS, and varies on Origin', async () => {
+    const listed = await createApp({
+      name: 'listed',
+      version: '0.0.0',
+      sql: db.sql,
+      corsOrigins: 'https://a.example, https://b.example',
+    })
+    listed.get('/big', async () => ok('x'.repeat(20_000)))
+    try {
+      const allowed = await listed.inject({ url: '/health/live', headers: { origin: 'https://b.example' } })
+      expect(allowed.headers['access-control-allow-origin']).toBe('https://b.example')
+      expect(allowed.headers.vary).toBe('Origin')
+      const other = await listed.inject({ url: '/health/live', headers: { origin: 'https://evil.example' } })
+      expect(other.headers['access-control-allow-origin']).toBeUndefined()
+      expect(other.headers.vary).toBe('Origin')
+      const preflight = await listed.inject({
+        method: 'OPTIONS',
+        url: '/anything/at/all',
+        headers: { origin: 'https://a.example', 'access-control-request-method': 'DELETE' },
+      })
+      expect(preflight.statusCode).toBe(204)
+      expect(preflight.headers['access-control-allow-origin']).toBe('https://a.example')
+      expect(preflight.headers['access-control-allow-methods']).toContain('DELETE')
+      expect(preflight.headers['access-control-max-age']).toBe('86400')
+      // compression's Vary and CORS's Vary together
+      const big = await listed.inject({
+        url: '/big',
+        headers: { origin: 'https://a.example', 'accept-encoding': 'gzip' },
+      })
+      expect(big.headers['content-encoding']).toBe('gzip')
+      expect(String(big.headers.vary).toLowerCase().split(/,\s*/).sort()).toEqual([
+        'accept-encoding',
+        'origin',
+      ])
+    } finally {
+      await listed.close()
+    }
+  })
+
   it('tags every answer with a request id, honouring the caller’s', async () => {
     const response = await call('/health/live', { headers: { 'x-request-id': 'trace-123' } })
     expect(response.headers.get('x-request-id')).toBe('trace-123')
@@ -239,5 +285,53 @@ describe('rate limit', () => {
     expect(refused.json()).toMatchObject({ ok: false, code: 'too_many_requests' })
     expect((await limited.inject({ method: 'GET', url: '/health/live' })).statusCode).toBe(200)
     await limited.close()
+  })
+})
+
+describe('request logs', () => {
+  const appLogging = async (level: string) => {
+    const lines: Array<Record<string, unknown>> = []
+    const logging = await createApp({
+      name: 'logs',
+      version: '0.0.0',
+      sql: db.sql,
+      logger: { level, stream: { write: (line: string) => lines.push(JSON.parse(line)) } },
+    })
+    logging.get('/note', async (request) => {
+      request.log.warn({ thing: 1 }, 'noted')
+      request.log.child({ step: 'inner' }).error('inner noted')
+      request.log.debug('not at this level')
+      return ok(true)
+    })
+    return { logging, lines }
+  }
+
+  it('binds every line of a request to its id, at info as before', async () => {
+    const { logging, lines } = await appLogging('info')
+    try {
+      const response = await logging.inject({ url: '/health/live', headers: { 'x-request-id': 'r-1' } })
+      expect(response.statusCode).toBe(200)
+      expect(lines.map((l) => [l.msg, l.reqId])).toEqual([
+        ['incoming request', 'r-1'],
+        ['request completed', 'r-1'],
+      ])
+    } finally {
+      await logging.close()
+    }
+  })
+
+  it('at warn writes nothing for a quiet request, and binds the lines a request does write', async () => {
+    const { logging, lines } = await appLogging('warn')
+    try {
+      await logging.inject({ url: '/health/live' })
+      expect(lines).toEqual([])
+      await logging.inject({ url: '/note', headers: { 'x-request-id': 'r-2' } })
+      expect(lines).toEqual([
+        expect.objectContaining({ level: 40, msg: 'noted', thing: 1, reqId: 'r-2' }),
+        expect.objectContaining({ level: 50, msg: 'inner noted', step: 'inner', reqId: 'r-2' }),
+      ])
+    } finally {
+      await logging.close()
+    }
   })
 })

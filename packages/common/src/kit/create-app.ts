@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto'
 import compress from '@fastify/compress'
-import cors from '@fastify/cors'
 import rateLimit from '@fastify/rate-limit'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
@@ -22,8 +21,10 @@ import {
 import type { BaseConfig } from '../config.js'
 import type { Sql } from '../db/database.js'
 import { TooManyRequestsError } from '../errors.js'
+import { installCors } from './cors.js'
 import { installErrorHandling } from './error-handler.js'
 import { installHealth } from './health.js'
+import { lazyChildLoggerFactory } from './lazy-logger.js'
 import { installMetrics } from './metrics.js'
 import { installSignedFetch } from './signed-fetch-hook.js'
 import { installValidation } from './validation.js'
@@ -96,6 +97,7 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
     trustProxy: options.trustProxy ?? false,
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
+    childLoggerFactory: lazyChildLoggerFactory,
     return503OnClosing: true,
   }).withTypeProvider<TypeBoxTypeProvider>()
 
@@ -103,24 +105,20 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
   app.addHook('preClose', async () => {
     closing = true
   })
-  // Callback-style hooks on every request: cheaper than async ones on the hot path.
-  app.addHook('onSend', (request, reply, payload, done) => {
-    reply.header('x-request-id', request.id)
-    // A keep-alive socket would hold the drain open until its idle timeout.
-    if (closing) reply.header('connection', 'close')
-    done(null, payload)
-  })
-
   installErrorHandling(app)
   installValidation(app)
 
-  const origins = (options.corsOrigins ?? '*').trim()
-  await app.register(cors, {
-    origin: origins === '*' ? '*' : origins.split(',').map((o) => o.trim()),
-    methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+  const corsHeaders = installCors(app, {
+    origins: options.corsOrigins ?? '*',
     allowedHeaders: ALLOWED_HEADERS,
-    exposedHeaders: ['x-request-id', 'etag', 'retry-after'],
-    maxAge: 86_400,
+  })
+  // One callback-style hook on every answer, errors included: cheaper than async hooks or one per concern.
+  app.addHook('onSend', (request, reply, payload, done) => {
+    reply.header('x-request-id', request.id)
+    corsHeaders(request, reply)
+    // A keep-alive socket would hold the drain open until its idle timeout.
+    if (closing) reply.header('connection', 'close')
+    done(null, payload)
   })
   await app.register(compress, {
     global: true,
