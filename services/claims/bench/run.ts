@@ -53,7 +53,9 @@ function serve(
 ): Promise<{ child: ChildProcess; url: string }> {
   const child = fork(fileURLToPath(new URL('./serve.ts', import.meta.url)), [mode], {
     // BENCH_CPU_PROF=<dir> writes a V8 CPU profile of each server process there
+    // Both servers with the flags the image runs the service with (infra/docker/Dockerfile CMD).
     execArgv: [
+      '--single-threaded-gc',
       '--import',
       'tsx',
       ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
