@@ -275,7 +275,7 @@ describe('service kit over HTTP', () => {
 })
 
 describe('rate limit', () => {
-  it('answers 429 in the envelope past the limit, sparing health checks', async () => {
+  it('answers 429 in the envelope past the limit, sparing health checks and preflights', async () => {
     const limited = await createApp({ name: 'limited', version: '1', sql: db.sql, rateLimitMax: 2 })
     limited.get('/x', async () => ok(1))
     const statuses = []
@@ -284,6 +284,12 @@ describe('rate limit', () => {
     const refused = await limited.inject({ method: 'GET', url: '/x' })
     expect(refused.json()).toMatchObject({ ok: false, code: 'too_many_requests' })
     expect((await limited.inject({ method: 'GET', url: '/health/live' })).statusCode).toBe(200)
+    const preflight = await limited.inject({
+      method: 'OPTIONS',
+      url: '/x',
+      headers: { origin: 'https://dapp.example', 'access-control-request-method': 'GET' },
+    })
+    expect(preflight.statusCode).toBe(204)
     await limited.close()
   })
 })

@@ -131,7 +131,9 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
     await app.register(rateLimit, {
       max: options.rateLimitMax,
       timeWindow: '1 minute',
-      allowList: (request) => request.url.startsWith('/health/') || request.url === '/metrics',
+      // Preflights are not counted: a refused one would hide the real answer from the browser.
+      allowList: (request) =>
+        request.method === 'OPTIONS' || request.url.startsWith('/health/') || request.url === '/metrics',
       errorResponseBuilder: (_request, context) =>
         new TooManyRequestsError(
           `Rate limit exceeded: at most ${context.max} requests a minute, retry in ${context.after}`,
