@@ -82,23 +82,8 @@ describe('the fast path of signed fetch', () => {
   })
 
   it('refuses a chain whose ephemeral key has expired', async () => {
-    const wallet = Wallet.createRandom()
-    const ephemeral = Wallet.createRandom()
-    const expired = await Authenticator.initializeAuthChain(
-      wallet.address,
-      {
-        address: ephemeral.address,
-        publicKey: ephemeral.signingKey.publicKey,
-        privateKey: ephemeral.privateKey,
-      },
-      -1,
-      (message) => wallet.signMessage(message),
-    )
-    const headers = signedHeaders(
-      { address: wallet.address.toLowerCase(), wallet: wallet as unknown as Wallet, authIdentity: expired },
-      'GET',
-      '/v1/x',
-    )
+    const expired = await createIdentity(undefined, -1)
+    const headers = signedHeaders(expired, 'GET', '/v1/x')
     await expect(verifySignedFetch(request(headers), options)).rejects.toThrow(/expired/)
   })
 })

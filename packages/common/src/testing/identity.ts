@@ -16,8 +16,10 @@ export interface Identity {
   authIdentity: AuthIdentity
 }
 
+/** `expiresInMinutes` below zero makes an identity whose ephemeral key has already expired. */
 export async function createIdentity(
   wallet: Wallet = Wallet.createRandom() as unknown as Wallet,
+  expiresInMinutes = 60,
 ): Promise<Identity> {
   const ephemeral = Wallet.createRandom()
   const authIdentity = await Authenticator.initializeAuthChain(
@@ -27,7 +29,7 @@ export async function createIdentity(
       publicKey: ephemeral.signingKey.publicKey,
       privateKey: ephemeral.privateKey,
     },
-    60,
+    expiresInMinutes,
     (message) => wallet.signMessage(message),
   )
   return { address: wallet.address.toLowerCase(), wallet, authIdentity }
