@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { Wallet } from 'ethers'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type App, createApp, migrate, ok } from '../src/index.js'
+import { type App, createApp, migrate, ok, recordSignature, replayRefused } from '../src/index.js'
 import {
   createIdentity,
   createTestDatabase,
@@ -28,6 +28,16 @@ async function buildDemo(): Promise<App> {
       )
       scope.get('/things', { config: { auth: 'signed' } }, async (request) => ok({ signer: request.signer }))
       scope.get('/maybe', { config: { auth: 'optional' } }, async (request) => ok({ signer: request.signer }))
+      // records the signature in its own write, as the claims create does
+      scope.post('/notes', { config: { auth: 'signed', replay: 'route' } }, async (request) => {
+        const used = request.usedSignature!
+        const [row] = await db.sql<{ fresh: boolean }[]>`
+          with used as (${recordSignature(db.sql, used)}),
+          note as (insert into kit_test_notes (signer) select ${request.signer} where exists (select from used))
+          select exists (select from used) as fresh`
+        if (!row?.fresh) throw replayRefused()
+        return ok({ signer: request.signer })
+      })
     },
     { prefix: '/v1' },
   )
@@ -37,6 +47,7 @@ async function buildDemo(): Promise<App> {
 beforeAll(async () => {
   db = await createTestDatabase()
   await migrate(db.sql, emptyMigrations())
+  await db.sql`create table kit_test_notes (signer text not null)`
   app = await buildDemo()
   replica = await buildDemo()
   alice = await createIdentity()
@@ -202,6 +213,18 @@ describe('signed fetch', () => {
     )
     expect(responses.filter((r) => r.statusCode === 200)).toHaveLength(1)
     expect(responses.filter((r) => r.statusCode === 401)).toHaveLength(9)
+  })
+
+  it('leaves the signature to a route that records it in its own write (replay: route)', async () => {
+    const headers = signedHeaders(alice, 'POST', '/v1/notes')
+    const recorded = async () => (await db.sql`select count(*)::int as n from signed_fetch_replays`)[0]!.n
+    const before = await recorded()
+    const note = () => app.inject({ method: 'POST', url: '/v1/notes', headers, payload: {} })
+    const responses = await Promise.all([note(), note(), note()])
+    expect(responses.map((r) => r.statusCode).sort()).toEqual([200, 401, 401])
+    expect(responses.find((r) => r.statusCode === 401)!.json().data.reason).toBe('replayed')
+    const [notes] = await db.sql`select count(*)::int as n from kit_test_notes`
+    expect([notes!.n, (await recorded()) - before]).toEqual([1, 1])
   })
 
   it('allows the same signed GET to be repeated within the window', async () => {

@@ -263,6 +263,33 @@ describe('POST /api/claim-transactions', () => {
       expect(replay.statusCode).toBe(401)
       expect(replay.json().data.reason).toBe('replayed')
     })
+
+    it('refuses a replay whose rewards are free again, and writes nothing', async () => {
+      const [reward] = await grantMany(t.app, alice.address, 1)
+      const headers = signedHeaders(alice, 'POST', '/api/claim-transactions', { metadata: { nonce: 'once' } })
+      const create = () =>
+        t.app.inject({
+          method: 'POST',
+          url: '/api/claim-transactions',
+          headers,
+          payload: { rewards: [reward!.id] },
+        })
+      const first = await create()
+      expect(first.statusCode).toBe(201)
+      // the claim fails (admin), so the reward could be claimed again: only by a new request
+      const failed = await t.app.inject({
+        method: 'PATCH',
+        url: `/api/claim-transactions/${first.json().data.id}`,
+        headers: admin,
+        payload: { status: 'failed' },
+      })
+      expect(failed.statusCode).toBe(200)
+      const replay = await create()
+      expect(replay.statusCode).toBe(401)
+      expect(replay.json().data.reason).toBe('replayed')
+      const [pointer] = await t.db.sql`select claim_transaction_id from rewards where id = ${reward!.id}`
+      expect(pointer!.claim_transaction_id).toBe(first.json().data.id)
+    })
   })
 })
 

@@ -210,12 +210,42 @@ describe('integrity', () => {
       })
     await expect(write([mine!.id, randomUUID()])).rejects.toMatchObject({ code: '23503' })
     await expect(write([mine!.id, theirs!.id])).rejects.toMatchObject({ code: '23503' })
-    expect(await write([randomUUID()])).toBeUndefined()
+    expect(await write([randomUUID()])).toEqual({ outcome: 'no_rewards' })
     const [claims] = await t.db
       .sql`select count(*)::int as n from claim_transactions where "user" = ${iris.address}`
     const pointed = await t.db.sql`
       select id from rewards where id in (${mine!.id}, ${theirs!.id}) and claim_transaction_id is not null`
     expect([claims!.n, pointed.length]).toEqual([0, 0])
+  })
+
+  it('a write with a signature used before writes nothing', async () => {
+    const kate = await createIdentity()
+    const rewards = await grantMany(t.app, kate.address, 2)
+    const used = {
+      signature: `0x${randomUUID().replaceAll('-', '')}`,
+      expiresAt: new Date(Date.now() + 60_000),
+    }
+    const write = (reward: string) =>
+      insertClaim(t.db.sql, {
+        id: randomUUID(),
+        user: kate.address,
+        chainId: '137',
+        contract: CONTRACT,
+        transactionPayload: '0x00',
+        transactionPayloadHash: `0x${'0'.repeat(64)}`,
+        rewards: [reward],
+        expiresAt: new Date(Date.now() + 3_600_000),
+        idempotency: { key: 'replayed-write', requestHash: 'x' },
+        usedSignature: used,
+      })
+    expect((await write(rewards[0]!.id)).outcome).toBe('inserted')
+    expect(await write(rewards[1]!.id)).toEqual({ outcome: 'replayed' })
+    const [claims] = await t.db
+      .sql`select count(*)::int as n from claim_transactions where "user" = ${kate.address}`
+    const [second] = await t.db.sql`select claim_transaction_id from rewards where id = ${rewards[1]!.id}`
+    const [recorded] = await t.db
+      .sql`select count(*)::int as n from signed_fetch_replays where signature = ${used.signature}`
+    expect([claims!.n, second!.claim_transaction_id, recorded!.n]).toEqual([1, null, 1])
   })
 
   it('the database itself refuses to move a reward out of a live claim', async () => {

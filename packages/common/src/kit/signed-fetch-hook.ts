@@ -5,6 +5,8 @@ import {
   pruneSignatures,
   rememberSignature,
   type SignedFetchOptions,
+  type UsedSignature,
+  usedSignature,
   verifySignedFetch,
 } from '../auth/signed-fetch.js'
 import type { Sql } from '../db/database.js'
@@ -15,11 +17,21 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** `signed`: signed fetch required (401 otherwise); `optional`: verified when present. */
     auth?: AuthMode
+    /**
+     * Who records the signature of a mutating signed request against replays. `kit` (the default): the
+     * kit, before the handler, in a statement of its own. `route`: the handler, inside its own write
+     * (recordSignature as a CTE), saving a statement and a round trip per request; the route must then
+     * refuse the request (replayRefused) when that records nothing, and must not change anything
+     * without recording it.
+     */
+    replay?: 'kit' | 'route'
   }
   interface FastifyRequest {
     /** The caller's lower-case address on a signed route, null when unsigned. */
     signer: string | null
     signerMetadata: Record<string, unknown> | null
+    /** On a mutating request to a route with `replay: 'route'`: the signature its write must record. */
+    usedSignature: UsedSignature | null
   }
 }
 
@@ -29,8 +41,9 @@ const PRUNE_INTERVAL_MS = 60_000
 export function installSignedFetch(app: FastifyInstance, sql: Sql, options: SignedFetchOptions) {
   app.decorateRequest('signer', null)
   app.decorateRequest('signerMetadata', null)
+  app.decorateRequest('usedSignature', null)
   const verify =
-    (mode: AuthMode): onRequestAsyncHookHandler =>
+    (mode: AuthMode, replay: 'kit' | 'route'): onRequestAsyncHookHandler =>
     async (request) => {
       if (mode === 'optional' && request.headers[`${AUTH_CHAIN_HEADER_PREFIX}0`] === undefined) return
       const path = request.url.split('?', 1)[0] ?? request.url
@@ -38,7 +51,11 @@ export function installSignedFetch(app: FastifyInstance, sql: Sql, options: Sign
         { method: request.method, path, headers: request.headers },
         options,
       )
-      if (isMutating(request.method)) await rememberSignature(sql, signer, options.maxAgeS)
+      if (isMutating(request.method)) {
+        const used = usedSignature(signer, options.maxAgeS)
+        if (replay === 'route') request.usedSignature = used
+        else await rememberSignature(sql, used)
+      }
       request.signer = signer.address
       request.signerMetadata = signer.metadata
     }
@@ -53,7 +70,7 @@ export function installSignedFetch(app: FastifyInstance, sql: Sql, options: Sign
         : Array.isArray(route.onRequest)
           ? route.onRequest
           : [route.onRequest]
-    route.onRequest = [verify(mode), ...own]
+    route.onRequest = [verify(mode, route.config?.replay ?? 'kit'), ...own]
   })
   const timer = setInterval(() => {
     pruneSignatures(sql).catch((err: unknown) => app.log.warn({ err }, 'pruning used signatures failed'))

@@ -1,3 +1,4 @@
+import { recordSignature, type Sql, type UsedSignature } from '@genesis/common'
 import type { ClaimTransaction } from '../schemas/claim-transaction.js'
 import type { ChainIdValue, ClaimStatus } from '../schemas/primitives.js'
 import type { Queryable } from './queryable.js'
@@ -43,23 +44,34 @@ export interface NewClaim {
   rewards: string[]
   expiresAt: Date
   idempotency?: { key: string; requestHash: string } | undefined
+  /** The signed-fetch signature of the request, recorded against replays in the same statement. */
+  usedSignature?: UsedSignature | undefined
 }
 
+export type InsertedClaim =
+  /** The claim was written. */
+  | { outcome: 'inserted'; claim: ClaimRow }
+  /** No reward matched at all, so nothing was written. */
+  | { outcome: 'no_rewards' }
+  /** The request's signature was used before: nothing was written. */
+  | { outcome: 'replayed' }
+
 /**
- * The whole write of a create, in one statement (so in one transaction, with one round trip): point the
- * rewards at the claim (locking them, in index order), insert the claim if they were all the caller's,
- * and record the Idempotency-Key. When a reward is missing or not the caller's, the claim is not inserted
- * and the rewards' foreign key fails the statement (23503), so nothing is written (no row is returned
- * when none matched). A reward that a
- * concurrent create took meanwhile fails it in the rewards trigger (GN001), and a key that a concurrent
- * create recorded first on the key's primary key (23505). Rows are found by id alone, so that PostgreSQL
- * can cache one plan for the statement.
+ * The whole write of a create, in one statement (so in one transaction, with one round trip): record the
+ * request's signature against replays, point the rewards at the claim (locking them, in index order),
+ * insert the claim if they were all the caller's, and record the Idempotency-Key. A replayed signature
+ * records nothing, so nothing else is written either. When a reward is missing or not the caller's, the
+ * claim is not inserted and the rewards' foreign key fails the statement (23503), so nothing is written.
+ * A reward that a concurrent create took meanwhile fails it in the rewards trigger (GN001), and a key
+ * that a concurrent create recorded first on the key's primary key (23505). Rows are found by id alone,
+ * so that PostgreSQL can cache one plan for the statement.
  */
-export async function insertClaim(sql: Queryable, claim: NewClaim): Promise<ClaimRow | undefined> {
-  const [row] = await sql<ClaimRow[]>`
-    with taken as (
+export async function insertClaim(sql: Sql, claim: NewClaim): Promise<InsertedClaim> {
+  const used = claim.usedSignature ? recordSignature(sql, claim.usedSignature) : sql`select 1`
+  const [row] = await sql<({ fresh: boolean } & (ClaimRow | { id: null }))[]>`
+    with used as (${used}), taken as (
       update rewards set claim_transaction_id = ${claim.id}, updated_at = now()
-      where id = any(${claim.rewards}::uuid[])
+      where id = any(${claim.rewards}::uuid[]) and exists (select from used)
       returning "user"
     ), claim as (
       insert into claim_transactions
@@ -75,11 +87,13 @@ export async function insertClaim(sql: Queryable, claim: NewClaim): Promise<Clai
       from claim
       where ${claim.idempotency?.key ?? null}::text is not null
     )
-    select id, "user", chain_id, contract, transaction_payload, transaction_payload_hash, status,
-      transaction_hash, rewards, expires_at, created_at, updated_at
-    from claim`
-  // undefined: no reward matched at all, so nothing was written either
-  return row
+    select exists (select from used) as fresh, claim.id, claim."user", claim.chain_id, claim.contract,
+      claim.transaction_payload, claim.transaction_payload_hash, claim.status, claim.transaction_hash,
+      claim.rewards, claim.expires_at, claim.created_at, claim.updated_at
+    from (values (1)) as one left join claim on true`
+  if (!row?.fresh) return { outcome: 'replayed' }
+  const { fresh: _, ...written } = row
+  return written.id === null ? { outcome: 'no_rewards' } : { outcome: 'inserted', claim: written }
 }
 
 export async function findClaim(sql: Queryable, id: string): Promise<ClaimRow | undefined> {

@@ -41,16 +41,34 @@ export interface RewardToClaim {
 }
 
 /**
- * The rewards among `ids`, read without locks. Looked up by id alone (the caller checks `user`): a plan
- * that depends on no other parameter is one PostgreSQL can cache and reuse instead of planning each time.
+ * The rewards among `ids`, read without locks, and which of them a live claim holds. Each statement finds
+ * its rows by primary key alone (the caller checks `user`): a plan that depends on no other parameter is
+ * one PostgreSQL can cache and reuse instead of planning each time, and one without a join cannot have
+ * been cached as a scan of a table that was still small when the connection prepared it. A reward that
+ * was never claimed, the usual case, needs no second statement.
  */
 export async function rewardsToClaim(sql: Queryable, ids: string[]): Promise<RewardToClaim[]> {
-  return sql<RewardToClaim[]>`
-    select r.id, r."user", r.chain_id, r.contract, r.item_id::text as item_id, live.id as live_claim_id
-    from rewards r
-    left join claim_transactions live
-      on live.id = r.claim_transaction_id and claim_is_live(live.status, live.expires_at)
-    where r.id = any(${ids}::uuid[])`
+  const rewards = await sql<
+    (Omit<RewardToClaim, 'live_claim_id'> & { claim_transaction_id: string | null })[]
+  >`
+    select id, "user", chain_id, contract, item_id::text as item_id, claim_transaction_id
+    from rewards where id = any(${ids}::uuid[])`
+  const pointed = rewards.flatMap((reward) => reward.claim_transaction_id ?? [])
+  const live =
+    pointed.length === 0
+      ? new Set<string>()
+      : new Set(
+          (
+            await sql<{ id: string }[]>`
+              select id from claim_transactions
+              where id = any(${pointed}::uuid[]) and claim_is_live(status, expires_at)`
+          ).map((claim) => claim.id),
+        )
+  return rewards.map(({ claim_transaction_id, ...reward }) => ({
+    ...reward,
+    live_claim_id:
+      claim_transaction_id !== null && live.has(claim_transaction_id) ? claim_transaction_id : null,
+  }))
 }
 
 export async function listRewards(

@@ -1,5 +1,13 @@
 import { createHash, randomUUID } from 'node:crypto'
-import { BadRequestError, ConflictError, type Sql } from '@genesis/common'
+import {
+  BadRequestError,
+  ConflictError,
+  HttpError,
+  replayRefused,
+  type Sql,
+  signatureUsed,
+  type UsedSignature,
+} from '@genesis/common'
 import postgres from 'postgres'
 import { type ClaimRow, findClaim, insertClaim } from '../db/claim-transactions.js'
 import { findIdempotencyKey } from '../db/idempotency.js'
@@ -18,6 +26,8 @@ export interface CreateClaimRequest {
   user: string
   rewardIds: string[]
   idempotencyKey?: string | undefined
+  /** The signed-fetch signature of the request, recorded by the write (route config replay: 'route'). */
+  usedSignature?: UsedSignature | undefined
 }
 
 export interface CreateClaimResult {
@@ -41,8 +51,8 @@ const sqlState = (error: unknown) => (error instanceof postgres.PostgresError ? 
 /**
  * DESIGN §4 create. The rewards are read and checked (the caller's, one chain and contract, none in a
  * live claim) and the voucher signed before anything is written and without holding a connection; then
- * one statement locks the rewards, inserts the claim, points the rewards at it and records the
- * Idempotency-Key (insertClaim). A reward that a concurrent create took between the read and the write
+ * one statement records the request's signature against replays, locks the rewards, inserts the claim,
+ * points the rewards at it and records the Idempotency-Key (insertClaim). A reward that a concurrent create took between the read and the write
  * fails that statement in the database, so a reward is never in two live claims and a failed create
  * leaves nothing behind.
  */
@@ -50,6 +60,20 @@ export async function createClaim(
   context: CreateClaimContext,
   request: CreateClaimRequest,
 ): Promise<CreateClaimResult> {
+  try {
+    return await create(context, request)
+  } catch (error) {
+    // A replay usually fails a check before the write (its rewards are in the claim it made); it is
+    // still answered as the replay it is, like on every other signed route.
+    const refused = error instanceof HttpError && error.statusCode < 500
+    if (refused && request.usedSignature && (await signatureUsed(context.sql, request.usedSignature))) {
+      throw replayRefused()
+    }
+    throw error
+  }
+}
+
+async function create(context: CreateClaimContext, request: CreateClaimRequest): Promise<CreateClaimResult> {
   const { sql } = context
   const rewardIds = request.rewardIds.map((id) => id.toLowerCase())
   refuseDuplicates(rewardIds)
@@ -103,7 +127,7 @@ export async function createClaim(
     contract,
   })
   try {
-    const claim = await insertClaim(sql, {
+    const written = await insertClaim(sql, {
       id: claimId,
       user: request.user,
       chainId,
@@ -113,9 +137,10 @@ export async function createClaim(
       rewards: rewardIds,
       expiresAt: new Date(expiresAt * 1000),
       idempotency,
+      usedSignature: request.usedSignature,
     })
-    if (claim) return { claim, replayed: false }
-    throw rewardsChanged()
+    if (written.outcome === 'inserted') return { claim: written.claim, replayed: false }
+    throw written.outcome === 'replayed' ? replayRefused() : rewardsChanged()
   } catch (error) {
     const state = sqlState(error)
     if (state === LIVE_CLAIM_GUARD) return lostTo(alreadyClaimed())
