@@ -65,11 +65,33 @@ describe('service kit over HTTP', () => {
   })
 
   it('exposes Prometheus metrics with per-route request durations', async () => {
+    const live = 'method="GET",route="/health/live",status_code="200"'
+    const value = (text: string, line: string) =>
+      Number(
+        text
+          .split('\n')
+          .find((l) => l.startsWith(line))
+          ?.split(' ')[1] ?? 0,
+      )
+    const scrape = async () => {
+      const text = await (await call('/metrics')).text()
+      return {
+        text,
+        inf: value(text, `http_request_duration_seconds_bucket{le="+Inf",service="demo",${live}}`),
+        count: value(text, `http_request_duration_seconds_count{service="demo",${live}}`),
+      }
+    }
+    const before = await scrape()
     await call('/health/live')
-    const text = await (await call('/metrics')).text()
-    expect(text).toContain('http_request_duration_seconds_bucket')
-    expect(text).toMatch(/route="\/health\/live"/)
-    expect(text).toContain('process_cpu_user_seconds_total')
+    await call('/health/live')
+    await call('/no/such/path')
+    const after = await scrape()
+    // each request counted once, in the +Inf bucket and in _count alike
+    expect([after.inf - before.inf, after.count - before.count]).toEqual([2, 2])
+    expect(after.text).toMatch(
+      /_count\{service="demo",method="GET",route="unmatched",status_code="404"\} [1-9]/,
+    )
+    expect(after.text).toContain('process_cpu_user_seconds_total')
   })
 
   it('publishes OpenAPI generated from the route schemas, and its docs page', async () => {

@@ -101,6 +101,8 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
     return503OnClosing: true,
   }).withTypeProvider<TypeBoxTypeProvider>()
 
+  // First, so that every route, the kit's own included, is timed.
+  app.decorate('metrics', installMetrics(app, options.name))
   let closing = false
   app.addHook('preClose', async () => {
     closing = true
@@ -164,7 +166,6 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
 
   installHealth(app, { sql: options.sql, isReady: options.isReady, isClosing: () => closing })
-  app.decorate('metrics', installMetrics(app, options.name))
   installSignedFetch(app, options.sql, { maxAgeS: options.authMaxAgeS ?? 300, rpcUrl: options.authRpcUrl })
   return app
 }

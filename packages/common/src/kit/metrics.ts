@@ -1,27 +1,99 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, onResponseHookHandler } from 'fastify'
 import { collectDefaultMetrics, Histogram, Registry } from 'prom-client'
+
+type Label = 'method' | 'route' | 'status_code'
+
+const HELP = 'HTTP request duration in seconds, by method, route and status code'
+const BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5]
+
+interface Series {
+  labels: Record<Label, string | number>
+  /** Observations per bucket (not cumulative); the last slot is above every bound. */
+  counts: Float64Array
+  sum: number
+}
+
+/**
+ * The request-duration histogram, exported by prom-client as any other, but recorded without it: its
+ * `observe` validates and hashes the labels on every call (~3 µs, a tenth of a small read). Here each
+ * route gets a recorder when it is registered, so a request only finds its method and status in two
+ * small maps.
+ */
+class RequestDurations extends Histogram<Label> {
+  private readonly series: Series[] = []
+
+  recorder(route: string): (method: string, status: number, seconds: number) => void {
+    const byMethod = new Map<string, Map<number, Series>>()
+    return (method, status, seconds) => {
+      let byStatus = byMethod.get(method)
+      if (byStatus === undefined) byMethod.set(method, (byStatus = new Map()))
+      let series = byStatus.get(status)
+      if (series === undefined) {
+        const labels = { method, route, status_code: status }
+        series = { labels, counts: new Float64Array(BUCKETS.length + 1), sum: 0 }
+        byStatus.set(status, series)
+        this.series.push(series)
+      }
+      let bucket = 0
+      while (bucket < BUCKETS.length && seconds > BUCKETS[bucket]!) bucket++
+      series.counts[bucket]!++
+      series.sum += seconds
+    }
+  }
+
+  /**
+   * What prom-client's own get() and the registry's text exposition read (lib/histogram.js): the series
+   * in its export shape, labels shared by a series' lines apart from each line's own.
+   */
+  async getForPromString() {
+    const name = 'http_request_duration_seconds'
+    const line = (labels: object, sharedLabels: object, value: number, suffix: string) => ({
+      labels,
+      sharedLabels,
+      value,
+      metricName: `${name}_${suffix}`,
+    })
+    const values = this.series.flatMap(({ labels, counts, sum }) => {
+      let cumulative = 0
+      const buckets = [...BUCKETS, '+Inf'].map((le, i) => {
+        cumulative += counts[i]!
+        return line({ le }, labels, cumulative, 'bucket')
+      })
+      return [...buckets, line({}, labels, sum, 'sum'), line({}, labels, cumulative, 'count')]
+    })
+    return { name, help: HELP, type: 'histogram', values, aggregator: 'sum' }
+  }
+}
 
 /** Prometheus metrics on a registry of this app's own, so several apps can live in one process. */
 export function installMetrics(app: FastifyInstance, service: string): Registry {
   const registry = new Registry()
   registry.setDefaultLabels({ service })
   collectDefaultMetrics({ register: registry })
-  const duration = new Histogram({
+  const durations = new RequestDurations({
     name: 'http_request_duration_seconds',
-    help: 'HTTP request duration in seconds, by method, route and status code',
+    help: HELP,
     labelNames: ['method', 'route', 'status_code'],
-    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    buckets: BUCKETS,
     registers: [registry],
   })
+  const observer = (route: string): onResponseHookHandler => {
+    const record = durations.recorder(route)
+    return (request, reply, done) => {
+      record(request.method, reply.statusCode, reply.elapsedTime / 1000)
+      done()
+    }
+  }
+  // Each route's own hook knows its route, so that no request has to ask Fastify for it (routeOptions
+  // builds an object on every call). Installed before any route is registered.
+  app.addHook('onRoute', (route) => {
+    const own = route.onResponse === undefined ? [] : [route.onResponse].flat()
+    route.onResponse = [...own, observer(route.url)]
+  })
+  // Requests that match no route have no route hooks.
+  const unmatched = durations.recorder('unmatched')
   app.addHook('onResponse', (request, reply, done) => {
-    duration.observe(
-      {
-        method: request.method,
-        route: request.routeOptions.url ?? 'unmatched',
-        status_code: reply.statusCode,
-      },
-      reply.elapsedTime / 1000,
-    )
+    if (request.is404) unmatched(request.method, reply.statusCode, reply.elapsedTime / 1000)
     done()
   })
   app.get('/metrics', { schema: { hide: true } }, async (_request, reply) =>
