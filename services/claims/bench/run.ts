@@ -20,7 +20,7 @@ import { claimInterface, createVoucherSigner, VOUCHER_TYPES, voucherDomain } fro
 
 const CONNECTIONS = 50
 const CLAIMS = Number(process.env.BENCH_CLAIMS ?? 5000)
-const WARMUP = 300
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 1500)
 const BASELINE_REQUESTS = Number(process.env.BENCH_BASELINE ?? 15_000)
 const CORE_CLAIMS = Number(process.env.BENCH_CORE ?? 4000)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)

@@ -264,6 +264,26 @@ describe('POST /api/claim-transactions', () => {
       expect(replay.json().data.reason).toBe('replayed')
     })
 
+    it('answers a resent request that carries an Idempotency-Key with the claim it made', async () => {
+      const [reward] = await grantMany(t.app, alice.address, 1)
+      const headers = {
+        ...signedHeaders(alice, 'POST', '/api/claim-transactions', { metadata: { nonce: 'resent' } }),
+        'idempotency-key': 'resent-1',
+      }
+      const create = () =>
+        t.app.inject({
+          method: 'POST',
+          url: '/api/claim-transactions',
+          headers,
+          payload: { rewards: [reward!.id] },
+        })
+      const first = await create()
+      const resent = await create()
+      expect([first.statusCode, resent.statusCode]).toEqual([201, 201])
+      expect(resent.headers['idempotent-replayed']).toBe('true')
+      expect(resent.json().data).toEqual(first.json().data)
+    })
+
     it('refuses a replay whose rewards are free again, and writes nothing', async () => {
       const [reward] = await grantMany(t.app, alice.address, 1)
       const headers = signedHeaders(alice, 'POST', '/api/claim-transactions', { metadata: { nonce: 'once' } })
