@@ -26,7 +26,10 @@ class RequestDurations extends Histogram<Label> {
     const byMethod = new Map<string, Map<number, Series>>()
     return (method, status, seconds) => {
       let byStatus = byMethod.get(method)
-      if (byStatus === undefined) byMethod.set(method, (byStatus = new Map()))
+      if (byStatus === undefined) {
+        byStatus = new Map()
+        byMethod.set(method, byStatus)
+      }
       let series = byStatus.get(status)
       if (series === undefined) {
         const labels = { method, route, status_code: status }
