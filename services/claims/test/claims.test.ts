@@ -26,6 +26,10 @@ beforeAll(async () => {
 })
 afterAll(async () => t.close())
 
+/** A create sent with the given headers as they are (no fresh signature). */
+const sendCreate = (headers: Record<string, string>, rewards: string[]) =>
+  t.app.inject({ method: 'POST', url: '/api/claim-transactions', headers, payload: { rewards } })
+
 describe('POST /api/claim-transactions', () => {
   it('creates a claim with a voucher signed by the service key', async () => {
     const rewards = await grant(t.app, alice.address, [
@@ -247,19 +251,9 @@ describe('POST /api/claim-transactions', () => {
       expect(wrongPath.statusCode).toBe(401)
 
       const headers = signedHeaders(alice, 'POST', '/api/claim-transactions')
-      const first = await t.app.inject({
-        method: 'POST',
-        url: '/api/claim-transactions',
-        headers,
-        payload: { rewards: [reward!.id] },
-      })
+      const first = await sendCreate(headers, [reward!.id])
       expect(first.statusCode).toBe(201)
-      const replay = await t.app.inject({
-        method: 'POST',
-        url: '/api/claim-transactions',
-        headers,
-        payload: { rewards: [reward!.id] },
-      })
+      const replay = await sendCreate(headers, [reward!.id])
       expect(replay.statusCode).toBe(401)
       expect(replay.json().data.reason).toBe('replayed')
     })
@@ -270,13 +264,7 @@ describe('POST /api/claim-transactions', () => {
         ...signedHeaders(alice, 'POST', '/api/claim-transactions', { metadata: { nonce: 'resent' } }),
         'idempotency-key': 'resent-1',
       }
-      const create = () =>
-        t.app.inject({
-          method: 'POST',
-          url: '/api/claim-transactions',
-          headers,
-          payload: { rewards: [reward!.id] },
-        })
+      const create = () => sendCreate(headers, [reward!.id])
       const first = await create()
       const resent = await create()
       expect([first.statusCode, resent.statusCode]).toEqual([201, 201])
@@ -287,13 +275,7 @@ describe('POST /api/claim-transactions', () => {
     it('refuses a replay whose rewards are free again, and writes nothing', async () => {
       const [reward] = await grantMany(t.app, alice.address, 1)
       const headers = signedHeaders(alice, 'POST', '/api/claim-transactions', { metadata: { nonce: 'once' } })
-      const create = () =>
-        t.app.inject({
-          method: 'POST',
-          url: '/api/claim-transactions',
-          headers,
-          payload: { rewards: [reward!.id] },
-        })
+      const create = () => sendCreate(headers, [reward!.id])
       const first = await create()
       expect(first.statusCode).toBe(201)
       // the claim fails (admin), so the reward could be claimed again: only by a new request
