@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { createIdentity, type Identity, signedHeaders } from '@genesis/common/testing'
+import { createIdentity, type Identity, requireRealPostgres, signedHeaders } from '@genesis/common/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { insertClaim } from '../src/db/claim-transactions.js'
 import { CONTRACT, grant, grantMany, setUp, type TestContext } from './helpers.js'
@@ -208,14 +208,50 @@ describe('integrity', () => {
         rewards,
         expiresAt: new Date(Date.now() + 3_600_000),
       })
-    await expect(write([mine!.id, randomUUID()])).rejects.toMatchObject({ code: '23503' })
-    await expect(write([mine!.id, theirs!.id])).rejects.toMatchObject({ code: '23503' })
+    expect(await write([mine!.id, randomUUID()])).toEqual({ outcome: 'no_rewards' })
+    expect(await write([mine!.id, theirs!.id])).toEqual({ outcome: 'no_rewards' })
     expect(await write([randomUUID()])).toEqual({ outcome: 'no_rewards' })
     const [claims] = await t.db
       .sql`select count(*)::int as n from claim_transactions where "user" = ${iris.address}`
     const pointed = await t.db.sql`
       select id from rewards where id in (${mine!.id}, ${theirs!.id}) and claim_transaction_id is not null`
     expect([claims!.n, pointed.length]).toEqual([0, 0])
+  })
+
+  it('a write whose reward vanishes after its check aborts whole (GN003)', async (ctx) => {
+    requireRealPostgres(ctx, t.db) // a second connection holds the delete open while the write runs
+    const lena = await createIdentity()
+    const [kept, doomed] = await grantMany(t.app, lena.address, 2)
+    const id = randomUUID()
+    let written: Promise<unknown> | undefined
+    await t.db.sql.begin(async (tx) => {
+      // uncommitted: the write's snapshot still sees `doomed` as Lena's, its update then waits for this lock
+      await tx`delete from rewards where id = ${doomed!.id}`
+      written = insertClaim(t.db.sql, {
+        id,
+        user: lena.address,
+        chainId: '137',
+        contract: CONTRACT,
+        transactionPayload: '0x00',
+        transactionPayloadHash: `0x${'0'.repeat(64)}`,
+        rewards: [kept!.id, doomed!.id],
+        expiresAt: new Date(Date.now() + 3_600_000),
+        idempotency: { key: 'vanished', requestHash: 'x' },
+      }).catch((error: unknown) => error)
+      // commit only once the write is blocked on the deleted row
+      for (let waited = 0; waited < 100; waited++) {
+        const [blocked] = await t.db.sql`
+          select count(*)::int as n from pg_stat_activity
+          where datname = current_database() and wait_event_type = 'Lock'`
+        if (blocked!.n > 0) break
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      }
+    })
+    expect(await written).toMatchObject({ code: 'GN003' })
+    const [claim] = await t.db.sql`select count(*)::int as n from claim_transactions where id = ${id}`
+    const [key] = await t.db.sql`select count(*)::int as n from idempotency_keys where key = 'vanished'`
+    const [reward] = await t.db.sql`select claim_transaction_id from rewards where id = ${kept!.id}`
+    expect([claim!.n, key!.n, reward!.claim_transaction_id]).toEqual([0, 0, null])
   })
 
   it('a write with a signature used before writes nothing', async () => {

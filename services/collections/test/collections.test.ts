@@ -339,11 +339,32 @@ describe('lists', () => {
     expect(past.json()).toMatchObject({ data: [], pagination: { total: all!.n } })
   })
 
-  it('treats LIKE wildcards in q literally', async () => {
-    const body = (
-      await call(h.app, h.committee, 'GET', `/v1/collections?q=${encodeURIComponent('%_')}`)
-    ).json()
-    expect(body.pagination.total).toBe(0)
+  it('treats every character of q literally, anywhere in the name, ignoring case', async () => {
+    const names = [`It's a\\b: x & y* ${marker}`, `100% _cool_ ${marker}`, `Été Ñandú ${marker}`]
+    const made = new Map<string, string>()
+    for (const name of names) made.set(await createCollection(h.app, dave, { name }), name)
+    const found = async (q: string) => {
+      const res = await call(
+        h.app,
+        h.committee,
+        'GET',
+        `/v1/collections?q=${encodeURIComponent(q)}&limit=100`,
+      )
+      expect(res.statusCode).toBe(200)
+      return (res.json().data as Collection[])
+        .map((c) => c.name)
+        .filter((name) => [...made.values()].includes(name))
+    }
+    expect(await found("t's a\\b: x &")).toEqual([names[0]])
+    expect(await found('y* ')).toEqual([names[0]])
+    expect(await found("'")).toEqual([names[0]])
+    expect(await found('\\')).toEqual([names[0]])
+    expect(await found('0% _c')).toEqual([names[1]])
+    expect(await found('%_')).toEqual([])
+    expect(await found('ÉTÉ ñ')).toEqual([names[2]])
+    expect(await found(`ú ${marker}`)).toEqual([names[2]])
+    expect((await found(marker)).sort()).toEqual([...names].sort())
+    for (const id of made.keys()) await call(h.app, dave, 'DELETE', `/v1/collections/${id}`)
   })
 
   it('/v1/{address}/collections: owned, managed and minted for, to that address or the committee', async () => {

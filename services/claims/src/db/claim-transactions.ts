@@ -58,28 +58,31 @@ export type InsertedClaim =
 
 /**
  * The whole write of a create, in one statement (so in one transaction, with one round trip): record the
- * request's signature against replays, point the rewards at the claim (locking them, in index order),
- * insert the claim if they were all the caller's, and record the Idempotency-Key. A replayed signature
- * records nothing, so nothing else is written either. When a reward is missing or not the caller's, the
- * claim is not inserted and the rewards' foreign key fails the statement (23503), so nothing is written.
- * A reward that a concurrent create took meanwhile fails it in the rewards trigger (GN001), and a key
- * that a concurrent create recorded first on the key's primary key (23505). Rows are found by id alone,
- * so that PostgreSQL can cache one plan for the statement.
+ * request's signature against replays, insert the claim if every reward is the caller's, point the
+ * rewards at it (locking them, in index order) and record the Idempotency-Key. A replayed signature
+ * records nothing, so nothing else is written either; a missing reward or another user's writes no claim
+ * and so points no reward. A reward that a concurrent create took meanwhile fails the statement in the
+ * rewards trigger (GN001), and a key that a concurrent create recorded first on the key's primary key
+ * (23505); a claim whose rewards could not all be pointed at it aborts it (GN003), so a claim is never
+ * half-written. Rows are found by id alone, so that PostgreSQL can cache one plan for the statement.
  */
 export async function insertClaim(sql: Sql, claim: NewClaim): Promise<InsertedClaim> {
   const used = claim.usedSignature ? recordSignature(sql, claim.usedSignature) : sql`select 1`
   const [row] = await sql<({ fresh: boolean } & (ClaimRow | { id: null }))[]>`
-    with used as (${used}), taken as (
-      update rewards set claim_transaction_id = ${claim.id}, updated_at = now()
-      where id = any(${claim.rewards}::uuid[]) and exists (select from used)
-      returning "user"
+    with used as (${used}), owned as (
+      -- by id alone: a user's other rewards must not enter the plan (the user index would read them all)
+      select count(*) filter (where "user" = ${claim.user}) as n from rewards where id = any(${claim.rewards}::uuid[])
     ), claim as (
       insert into claim_transactions
         (id, "user", chain_id, contract, transaction_payload, transaction_payload_hash, rewards, expires_at)
       select ${claim.id}, ${claim.user}, ${claim.chainId}, ${claim.contract}, ${claim.transactionPayload},
         ${claim.transactionPayloadHash}, ${claim.rewards}::uuid[], ${claim.expiresAt}
-      where (select count(*) filter (where "user" = ${claim.user}) from taken) = ${claim.rewards.length}
+      where exists (select from used) and (select n from owned) = ${claim.rewards.length}
       returning *
+    ), taken as (
+      update rewards set claim_transaction_id = claim.id, updated_at = now()
+      from claim where rewards.id = any(${claim.rewards}::uuid[])
+      returning rewards.id
     ), key as (
       insert into idempotency_keys ("user", key, request_hash, claim_transaction_id)
       select claim."user", ${claim.idempotency?.key ?? null}::text, ${claim.idempotency?.requestHash ?? null}::text,
@@ -90,7 +93,12 @@ export async function insertClaim(sql: Sql, claim: NewClaim): Promise<InsertedCl
     select exists (select from used) as fresh, claim.id, claim."user", claim.chain_id, claim.contract,
       claim.transaction_payload, claim.transaction_payload_hash, claim.status, claim.transaction_hash,
       claim.rewards, claim.expires_at, claim.created_at, claim.updated_at
-    from (values (1)) as one left join claim on true`
+    from (values (1)) as one left join claim on true
+    where case
+      when not exists (select from claim) then true
+      when (select count(*) from taken) = ${claim.rewards.length} then true
+      else claims_abort('a reward of the claim vanished while it was written')
+    end`
   if (!row?.fresh) return { outcome: 'replayed' }
   const { fresh: _, ...written } = row
   return written.id === null ? { outcome: 'no_rewards' } : { outcome: 'inserted', claim: written }

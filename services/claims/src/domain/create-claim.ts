@@ -39,7 +39,8 @@ export interface CreateClaimResult {
 /** Raised by the rewards trigger when a reward would leave a live claim (migrations/00001). */
 const LIVE_CLAIM_GUARD = 'GN001'
 const UNIQUE_VIOLATION = '23505'
-const FOREIGN_KEY_VIOLATION = '23503'
+/** Raised by the write when a reward vanished between its check and its update (migrations/00003). */
+const HALF_WRITTEN = 'GN003'
 /** Not expected (the write locks rewards in index order), but a retry is the answer if it comes. */
 const DEADLOCK = '40P01'
 
@@ -145,7 +146,7 @@ async function create(context: CreateClaimContext, request: CreateClaimRequest):
     const state = sqlState(error)
     if (state === LIVE_CLAIM_GUARD) return lostTo(alreadyClaimed())
     if (state === UNIQUE_VIOLATION && idempotency) return lostTo(error as Error)
-    if (state === FOREIGN_KEY_VIOLATION || state === DEADLOCK) throw rewardsChanged()
+    if (state === HALF_WRITTEN || state === DEADLOCK) throw rewardsChanged()
     throw error
   }
 }

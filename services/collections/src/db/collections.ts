@@ -1,5 +1,4 @@
 import type { Queryable } from './queryable.js'
-import { likeEscape } from './queryable.js'
 
 export interface CollectionRow {
   id: string
@@ -126,8 +125,9 @@ function whereClause(filter: CollectionFilter): { text: string; params: Paramete
     return `$${params.length}`
   }
   const conditions: string[] = []
+  // a suffix of the name starts with q (migrations/00003: the suffix index)
   if (filter.q !== undefined)
-    conditions.push(`lower(c.name) like ${param(`%${likeEscape(filter.q.toLowerCase())}%`)}`)
+    conditions.push(`collection_name_suffixes(c.name) @@ collection_name_prefix(${param(filter.q)})`)
   if (filter.isPublished !== undefined)
     conditions.push(filter.isPublished ? 'c.is_published' : 'not c.is_published')
   if (filter.standardOnly) conditions.push('c.third_party_id is null')
@@ -159,7 +159,7 @@ const CONTRACT_ADDRESS_READING: Reading = { columns: 'c.contract_address', joins
  * One page, newest first, each row with the number of matches (`total`). Statements are prepared once
  * per connection and run with their generic plan (plan_cache_mode=force_generic_plan, src/db/settings.ts):
  * one round trip and no planning per call. A generic plan is blind to the search term, so a search or a
- * member's list first collects its matches in a materialized CTE, which only an index (trigram, owner,
+ * member's list first collects its matches in a materialized CTE, which only an index (name suffixes, owner,
  * managers, minters) can produce, counts them there and reads the page's rows by key; planned freely, a
  * generic plan would walk the whole created_at index, filtering (90 ms for a rare term on 100,000 rows).
  * An unnarrowed page walks that index, and its total comes from `collection_counts` (kept by trigger)

@@ -9,6 +9,3 @@ export function uniqueViolation(error: unknown): string | null {
   const { code, constraint_name } = error as { code?: unknown; constraint_name?: unknown }
   return code === '23505' && typeof constraint_name === 'string' ? constraint_name : null
 }
-
-/** Escapes LIKE wildcards so a search term matches literally. */
-export const likeEscape = (term: string) => term.replace(/[\\%_]/g, (c) => `\\${c}`)
