@@ -53,7 +53,12 @@ export const ok = <T>(data: T) => ({ ok: true as const, data })
 export const paged = <T>(data: T[], page: { page: number; limit: number; total: number }) => ({
   ok: true as const,
   data,
-  pagination: { ...page, pages: Math.ceil(page.total / page.limit) },
+  pagination: {
+    page: page.page,
+    limit: page.limit,
+    total: page.total,
+    pages: Math.ceil(page.total / page.limit),
+  },
 })
 
 export const offsetOf = (page: PageQuery) => (page.page - 1) * page.limit

@@ -64,10 +64,16 @@ export async function rewardsToClaim(sql: Queryable, ids: string[]): Promise<Rew
               where id = any(${pointed}::uuid[]) and claim_is_live(status, expires_at)`
           ).map((claim) => claim.id),
         )
-  return rewards.map(({ claim_transaction_id, ...reward }) => ({
-    ...reward,
+  return rewards.map((reward) => ({
+    id: reward.id,
+    user: reward.user,
+    chain_id: reward.chain_id,
+    contract: reward.contract,
+    item_id: reward.item_id,
     live_claim_id:
-      claim_transaction_id !== null && live.has(claim_transaction_id) ? claim_transaction_id : null,
+      reward.claim_transaction_id !== null && live.has(reward.claim_transaction_id)
+        ? reward.claim_transaction_id
+        : null,
   }))
 }
 
