@@ -104,6 +104,9 @@ describe.skipIf(!runnable).each(SERVICES)('the %s production bundle', (service) 
     }
     const manifest = JSON.parse(readFileSync(join(bundle, 'package.json'), 'utf8')) as { name: string }
     expect(manifest.name).toBe(`@genesis/${service}`)
+    // pnpm's patch of postgres.js (patches/) ships with the bundle
+    const postgresQueue = readFileSync(join(bundle, 'node_modules/postgres/src/queue.js'), 'utf8')
+    expect(postgresQueue).toContain('genesis patch')
   })
 
   it('migrates from the bundle as the service’s own (non-superuser) database role', async () => {

@@ -63,6 +63,9 @@ describe('the Dockerfile', () => {
       readdirSync(join(repoRoot, dir)).map((name) => `${dir}/${name}/package.json`),
     )
     for (const manifest of [...workspaces, 'infra/package.json']) expect(copied, manifest).toContain(manifest)
+    // the install applies pnpm's patchedDependencies from patches/, so they must be there before it
+    if (readFileSync(join(repoRoot, 'pnpm-workspace.yaml'), 'utf8').includes('patchedDependencies'))
+      expect(copied).toContain('patches/')
   })
 
   it('runs as a non-root user, under tini, with a Node health check on /health/ready', () => {
