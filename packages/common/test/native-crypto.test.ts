@@ -30,6 +30,13 @@ describe('native crypto helpers', () => {
     expect(fastKeccak256(whole.subarray(8, 40))).toBe(keccak256(whole.subarray(8, 40)))
   })
 
+  it('hash each input on its own: the shared sponge starts afresh and keeps no earlier result', () => {
+    const first = randomBytes(200)
+    const second = randomBytes(7)
+    const hashes = [fastKeccak256(first), fastKeccak256(second), fastKeccak256(first)]
+    expect(hashes).toEqual([keccak256(first), keccak256(second), keccak256(first)])
+  })
+
   it('recover signers of messages in any script (the EIP-191 prefix counts bytes, not characters)', async () => {
     const wallet = Wallet.createRandom()
     for (const message of ['', 'ü', 'Genesis 🌍 city', 'x'.repeat(1000)]) {

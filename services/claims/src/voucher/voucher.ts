@@ -1,4 +1,4 @@
-import { fastKeccak256, signDigest } from '@genesis/common'
+import { keccak256Bytes, signDigestBytes } from '@genesis/common'
 import {
   computeAddress,
   Interface,
@@ -76,29 +76,43 @@ const MAX_CACHED_DOMAINS = 1024
 
 /** "Claim(bytes32 claimId,address beneficiary,uint256[] itemIds,uint256 expiresAt)" */
 const CLAIM_TYPE = TypedDataEncoder.from(VOUCHER_TYPES).encodeType('Claim')
-const CLAIM_TYPE_HASH = keccak256(toUtf8Bytes(CLAIM_TYPE)).slice(2)
-const CLAIM_SELECTOR = claimInterface.getFunction('claim')!.selector
+const CLAIM_TYPE_HASH = Buffer.from(keccak256(toUtf8Bytes(CLAIM_TYPE)).slice(2), 'hex')
+const CLAIM_SELECTOR = Buffer.from(claimInterface.getFunction('claim')!.selector.slice(2), 'hex')
+const EIP712_PREFIX = Buffer.from([0x19, 0x01])
+const WORD = 32
+const SIGNATURE_BYTES = 65
 
-const uint256 = (value: string | number) => word(BigInt(value).toString(16))
-const keccakHex = (hex: string) => fastKeccak256(Buffer.from(hex, 'hex')).slice(2)
+/** A uint256 (decimal string or number) as a big-endian word at `offset`. */
+function writeUint256(target: Buffer, offset: number, value: string | number) {
+  let rest = BigInt(value)
+  for (let at = offset + WORD - 8; at >= offset; at -= 8) {
+    target.writeBigUInt64BE(BigInt.asUintN(64, rest), at)
+    rest >>= 64n
+  }
+}
 
 /**
  * Signs claim vouchers with the service key: the same digest as TypedDataEncoder, the same signature as
  * Wallet.signTypedData and the same calldata as Interface.encodeFunctionData (the tests compare all
- * three), but encoded by hand for this one fixed shape. ethers' generic encoders and its JavaScript
- * Keccak cost ~0.3 ms a voucher, the hand-made words and the native Keccak a few microseconds; each
- * domain separator is built once.
+ * three), but encoded by hand for this one fixed shape, straight into the calldata's bytes: the voucher's
+ * words are hashed where they lie. ethers' generic encoders and its JavaScript Keccak cost ~0.3 ms a
+ * voucher; each domain separator is built once.
+ *
+ * calldata = selector ‖ offset of the tuple (0x40) ‖ offset of the signature
+ *          ‖ tuple: claimId ‖ beneficiary ‖ offset of itemIds in the tuple (0x80) ‖ expiresAt ‖ itemIds (length, words)
+ *          ‖ signature: length (65) ‖ r ‖ s ‖ v, padded to 96 bytes
  */
 export function createVoucherSigner(privateKey: string): VoucherSigner {
   const key = new SigningKey(privateKey.startsWith('0x') ? privateKey : `0x${privateKey}`)
-  const domainSeparators = new Map<string, string>()
+  const keyBytes = Buffer.from(key.privateKey.slice(2), 'hex')
+  const domainSeparators = new Map<string, Buffer>()
 
   const domainSeparator = (chainId: string, contract: string) => {
     const cacheKey = `${chainId}:${contract}`
     let separator = domainSeparators.get(cacheKey)
     if (separator === undefined) {
       if (domainSeparators.size >= MAX_CACHED_DOMAINS) domainSeparators.clear()
-      separator = TypedDataEncoder.hashDomain(voucherDomain(chainId, contract)).slice(2)
+      separator = Buffer.from(TypedDataEncoder.hashDomain(voucherDomain(chainId, contract)).slice(2), 'hex')
       domainSeparators.set(cacheKey, separator)
     }
     return separator
@@ -107,42 +121,47 @@ export function createVoucherSigner(privateKey: string): VoucherSigner {
   return {
     address: computeAddress(key.publicKey).toLowerCase(),
     sign(request) {
-      const claimId = claimIdToBytes32(request.claimId).slice(2)
-      const beneficiary = word(request.beneficiary.slice(2).toLowerCase())
-      const itemIds = request.itemIds.map(uint256).join('')
-      const expiresAt = uint256(request.expiresAt)
+      const count = request.itemIds.length
+      const tuple = 4 + 2 * WORD
+      const items = tuple + 5 * WORD
+      const signatureAt = items + count * WORD
+      const calldata = Buffer.alloc(signatureAt + WORD + 3 * WORD)
+      CLAIM_SELECTOR.copy(calldata, 0)
+      writeUint256(calldata, 4, 0x40)
+      writeUint256(calldata, 4 + WORD, signatureAt - 4)
+      calldata.write(request.claimId.replaceAll('-', ''), tuple + 16, 'hex')
+      calldata.write(request.beneficiary.slice(2), tuple + WORD + 12, 'hex')
+      writeUint256(calldata, tuple + 2 * WORD, 0x80)
+      writeUint256(calldata, tuple + 3 * WORD, request.expiresAt)
+      writeUint256(calldata, tuple + 4 * WORD, count)
+      for (const [i, itemId] of request.itemIds.entries()) writeUint256(calldata, items + i * WORD, itemId)
+
       // EIP-712: hashStruct(Claim) = keccak256(typeHash ‖ claimId ‖ beneficiary ‖ keccak256(itemIds) ‖ expiresAt)
-      const structHash = keccakHex(CLAIM_TYPE_HASH + claimId + beneficiary + keccakHex(itemIds) + expiresAt)
-      const digest = fastKeccak256(
-        Buffer.from(`1901${domainSeparator(request.chainId, request.contract)}${structHash}`, 'hex'),
+      const structHash = keccak256Bytes(
+        Buffer.concat([
+          CLAIM_TYPE_HASH,
+          calldata.subarray(tuple, tuple + 2 * WORD),
+          keccak256Bytes(calldata.subarray(items, signatureAt)),
+          calldata.subarray(tuple + 3 * WORD, tuple + 4 * WORD),
+        ]),
+      )
+      const digest = keccak256Bytes(
+        Buffer.concat([EIP712_PREFIX, domainSeparator(request.chainId, request.contract), structHash]),
       )
       // libsecp256k1 signs ~10x faster than SigningKey, with the same deterministic (RFC 6979) result
-      const signature = signDigest(digest, key.privateKey)
-      // ABI: claim(tuple, bytes) = selector ‖ head (offsets of both) ‖ tuple (4 words, then the array) ‖ bytes
-      const count = request.itemIds.length
-      const tupleWords = 4 + 1 + count
-      const transactionPayload =
-        CLAIM_SELECTOR +
-        uint256(0x40) +
-        uint256(0x40 + 32 * tupleWords) +
-        claimId +
-        beneficiary +
-        uint256(0x80) +
-        expiresAt +
-        uint256(count) +
-        itemIds +
-        uint256(65) +
-        signature.slice(2).padEnd(192, '0')
+      const signature = signDigestBytes(digest, keyBytes)
+      writeUint256(calldata, signatureAt, SIGNATURE_BYTES)
+      signature.copy(calldata, signatureAt + WORD)
       return {
         voucher: {
-          claimId: `0x${claimId}`,
+          claimId: `0x${calldata.toString('hex', tuple, tuple + WORD)}`,
           beneficiary: request.beneficiary,
           itemIds: request.itemIds,
           expiresAt: request.expiresAt,
         },
-        signature,
-        transactionPayload,
-        transactionPayloadHash: fastKeccak256(Buffer.from(transactionPayload.slice(2), 'hex')),
+        signature: `0x${signature.toString('hex')}`,
+        transactionPayload: `0x${calldata.toString('hex')}`,
+        transactionPayloadHash: `0x${keccak256Bytes(calldata).toString('hex')}`,
       }
     },
   }
