@@ -19,7 +19,7 @@ import { migrationsDir } from '../src/paths.js'
 import { claimInterface, createVoucherSigner, VOUCHER_TYPES, voucherDomain } from '../src/voucher/voucher.js'
 
 const CONNECTIONS = 50
-const CLAIMS = Number(process.env.BENCH_CLAIMS ?? 5000)
+const CLAIMS = Number(process.env.BENCH_CLAIMS ?? 10_000)
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 1500)
 const BASELINE_REQUESTS = Number(process.env.BENCH_BASELINE ?? 15_000)
 const CORE_CLAIMS = Number(process.env.BENCH_CORE ?? 4000)
