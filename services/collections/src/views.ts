@@ -1,4 +1,4 @@
-import type { CollectionRow } from './db/collections.js'
+import type { CollectionFields } from './db/collections.js'
 import type { ItemRow } from './db/items.js'
 import type { Collection } from './schemas/collection.js'
 import type { Item } from './schemas/item.js'
@@ -9,7 +9,7 @@ export const isLockActive = (lock: Date | null, ttlS: number, now: Date): boolea
 
 const iso = (date: Date | null) => (date === null ? null : date.toISOString())
 
-export function publicView(row: CollectionRow): Collection {
+export function publicView(row: CollectionFields): Collection {
   return {
     id: row.id,
     name: row.name,
@@ -26,7 +26,7 @@ export function publicView(row: CollectionRow): Collection {
   }
 }
 
-export function fullView(row: CollectionRow, lockTtlS: number, now: Date): Collection {
+export function fullView(row: CollectionFields, lockTtlS: number, now: Date): Collection {
   // Not { ...publicView(row), … }: V8 copies a spread into a literal with more fields on a slow path,
   // 5.4 µs a row against 1 µs (measured), which a page of 20 pays 20 times.
   return Object.assign(publicView(row), {

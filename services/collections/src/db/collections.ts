@@ -1,6 +1,7 @@
 import type { Queryable } from './queryable.js'
 
-export interface CollectionRow {
+/** A collection's own fields: what a list reads. */
+export interface CollectionFields {
   id: string
   name: string
   eth_address: string
@@ -19,13 +20,18 @@ export interface CollectionRow {
   reviewed_at: Date | null
   created_at: Date
   updated_at: Date
+}
+
+/** A collection with what the rights on it depend on: what a read or change of one collection takes. */
+export interface CollectionRow extends CollectionFields {
   /** Managers of the collection's third party (empty for a standard collection). */
   third_party_managers: string[]
 }
 
-const COLUMNS = `c.id, c.name, c.eth_address, c.salt, c.contract_address, c.urn, c.third_party_id, c.urn_suffix,
+const FIELDS = `c.id, c.name, c.eth_address, c.salt, c.contract_address, c.urn, c.third_party_id, c.urn_suffix,
   c.is_published, c.is_approved, c.minters, c.managers, c.forum_link, c.forum_id, c.lock, c.reviewed_at,
-  c.created_at, c.updated_at, coalesce(tp.managers, '{}'::text[]) as third_party_managers`
+  c.created_at, c.updated_at`
+const COLUMNS = `${FIELDS}, coalesce(tp.managers, '{}'::text[]) as third_party_managers`
 const columns = (sql: Queryable) => sql.unsafe(COLUMNS)
 
 export async function findCollection(sql: Queryable, id: string): Promise<CollectionRow | null> {
@@ -144,16 +150,11 @@ function whereClause(filter: CollectionFilter): { text: string; params: Paramete
   return { text: conditions.length === 0 ? '' : `where ${conditions.join(' and ')}`, params }
 }
 
-/** What a list reads of each collection on its page. */
-interface Reading {
-  columns: string
-  joins: string
-}
-const COLLECTION_READING: Reading = {
-  columns: COLUMNS,
-  joins: 'left join third_parties tp on tp.id = c.third_party_id',
-}
-const CONTRACT_ADDRESS_READING: Reading = { columns: 'c.contract_address', joins: '' }
+/**
+ * What a list reads of each collection on its page: its own fields. No list decides rights row by row, so
+ * none needs the third party's managers (a join per row).
+ */
+const CONTRACT_ADDRESS = 'c.contract_address'
 
 /**
  * One page, newest first, each row with the number of matches (`total`). Statements are prepared once
@@ -168,7 +169,7 @@ const CONTRACT_ADDRESS_READING: Reading = { columns: 'c.contract_address', joins
 export function listQuery(
   filter: CollectionFilter,
   page: Page,
-  reading: Reading = COLLECTION_READING,
+  columns: string = FIELDS,
 ): { text: string; params: Parameter[] } {
   const where = whereClause(filter)
   const n = where.params.length
@@ -178,9 +179,9 @@ export function listQuery(
     ? `with matched as materialized (select c.id, c.created_at from collections c ${where.text}),
        page as (select id, created_at, count(*) over ()::int as total from matched
                 order by created_at desc, id ${window})
-       select ${reading.columns}, page.total from page join collections c on c.id = page.id ${reading.joins}
+       select ${columns}, page.total from page join collections c on c.id = page.id
        order by page.created_at desc, page.id`
-    : `select ${reading.columns}, (${keptCount(filter)}) as total from collections c ${reading.joins}
+    : `select ${columns}, (${keptCount(filter)}) as total from collections c
        ${where.text} order by c.created_at desc, c.id ${window}`
   return { text, params }
 }
@@ -225,9 +226,9 @@ export async function listCollections(
   sql: Queryable,
   filter: CollectionFilter,
   page: Page,
-): Promise<{ rows: CollectionRow[]; total: number }> {
+): Promise<{ rows: CollectionFields[]; total: number }> {
   const query = listQuery(filter, page)
-  const rows = await prepared<CollectionRow & { total: number }>(sql, query.text, query.params)
+  const rows = await prepared<CollectionFields & { total: number }>(sql, query.text, query.params)
   return { rows, total: await totalOf(sql, filter, rows) }
 }
 
@@ -237,7 +238,7 @@ export async function listContractAddresses(
   page: Page,
 ): Promise<{ addresses: string[]; total: number }> {
   const standard = { ...filter, standardOnly: true }
-  const query = listQuery(standard, page, CONTRACT_ADDRESS_READING)
+  const query = listQuery(standard, page, CONTRACT_ADDRESS)
   const rows = await prepared<{ contract_address: string; total: number }>(sql, query.text, query.params)
   return {
     addresses: rows.map((r) => r.contract_address),

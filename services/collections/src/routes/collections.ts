@@ -4,7 +4,7 @@ import { removeCollection } from '../actions/lifecycle.js'
 import { collectionNotFound } from '../actions/refusals.js'
 import { writeCollection } from '../actions/write-collection.js'
 import type { ServiceContext } from '../context.js'
-import { type CollectionRow, findCollection, listCollections } from '../db/collections.js'
+import { type CollectionFields, findCollection, listCollections } from '../db/collections.js'
 import { seesFullView } from '../domain/access.js'
 import {
   AddressCollectionsQuery,
@@ -23,7 +23,7 @@ const offset = (query: { page: number; limit: number }) => ({
 })
 
 export function registerCollectionRoutes(app: App, ctx: ServiceContext) {
-  const full = (row: CollectionRow) => fullView(row, ctx.config.LOCK_TTL_S, ctx.now())
+  const full = (row: CollectionFields) => fullView(row, ctx.config.LOCK_TTL_S, ctx.now())
 
   app.get(
     '/v1/collections',
