@@ -29,10 +29,9 @@ export function keccak256Bytes(data: Uint8Array): Buffer {
   sponge.absorb(Buffer.from(data.buffer, data.byteOffset, data.byteLength))
   return sponge.squeeze(32)
 }
-const keccak = keccak256Bytes
 
 /** Keccak-256 of the bytes, as ethers' keccak256 writes it: 0x and 64 lower-case hex digits. */
-export const fastKeccak256 = (data: Uint8Array): string => `0x${keccak(data).toString('hex')}`
+export const fastKeccak256 = (data: Uint8Array): string => `0x${keccak256Bytes(data).toString('hex')}`
 
 const HEX = /^0x(?:[0-9a-fA-F]{2})*$/
 
@@ -45,7 +44,9 @@ function hexBytes(hex: string): Buffer {
 /** EIP-191 `hashMessage`: Keccak-256 of "\x19Ethereum Signed Message:\n" + byte length + message. */
 function hashPersonalMessage(message: string): Uint8Array {
   const body = Buffer.from(message, 'utf8')
-  return keccak(Buffer.concat([Buffer.from(`\x19Ethereum Signed Message:\n${body.length}`, 'utf8'), body]))
+  return keccak256Bytes(
+    Buffer.concat([Buffer.from(`\x19Ethereum Signed Message:\n${body.length}`, 'utf8'), body]),
+  )
 }
 
 function addressOf(publicKey: Uint8Array): string {

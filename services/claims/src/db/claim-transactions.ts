@@ -57,16 +57,6 @@ export type InsertedClaim =
   | { outcome: 'replayed' }
 
 /**
- * The whole write of a create, in one statement (so in one transaction, with one round trip): record the
- * request's signature against replays, insert the claim if every reward is the caller's, point the
- * rewards at it (locking them, in index order) and record the Idempotency-Key. A replayed signature
- * records nothing, so nothing else is written either; a missing reward or another user's writes no claim
- * and so points no reward. A reward that a concurrent create took meanwhile fails the statement in the
- * rewards trigger (GN001), and a key that a concurrent create recorded first on the key's primary key
- * (23505); a claim whose rewards could not all be pointed at it aborts it (GN003), so a claim is never
- * half-written. Rows are found by id alone, so that PostgreSQL can cache one plan for the statement.
- */
-/**
  * The key's CTE, only when there is a key: every insert of a statement opens its table and indexes when
  * the statement starts, even when it inserts no row.
  */
@@ -78,6 +68,16 @@ const idempotencyKey = (sql: Sql, claim: NewClaim) =>
       )`
     : sql``
 
+/**
+ * The whole write of a create, in one statement (so in one transaction, with one round trip): record the
+ * request's signature against replays, insert the claim if every reward is the caller's, point the
+ * rewards at it (locking them, in index order) and record the Idempotency-Key. A replayed signature
+ * records nothing, so nothing else is written either; a missing reward or another user's writes no claim
+ * and so points no reward. A reward that a concurrent create took meanwhile fails the statement in the
+ * rewards trigger (GN001), and a key that a concurrent create recorded first on the key's primary key
+ * (23505); a claim whose rewards could not all be pointed at it aborts it (GN003), so a claim is never
+ * half-written. Rows are found by id alone, so that PostgreSQL can cache one plan for the statement.
+ */
 export async function insertClaim(sql: Sql, claim: NewClaim): Promise<InsertedClaim> {
   const used = claim.usedSignature ? recordSignature(sql, claim.usedSignature) : sql`select 1`
   const [row] = await sql<({ fresh: boolean } & (ClaimRow | { id: null }))[]>`

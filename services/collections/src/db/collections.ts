@@ -150,10 +150,7 @@ function whereClause(filter: CollectionFilter): { text: string; params: Paramete
   return { text: conditions.length === 0 ? '' : `where ${conditions.join(' and ')}`, params }
 }
 
-/**
- * What a list reads of each collection on its page: its own fields. No list decides rights row by row, so
- * none needs the third party's managers (a join per row).
- */
+/** What the list of contract addresses reads of each collection on its page. */
 const CONTRACT_ADDRESS = 'c.contract_address'
 
 /**
@@ -169,6 +166,7 @@ const CONTRACT_ADDRESS = 'c.contract_address'
 export function listQuery(
   filter: CollectionFilter,
   page: Page,
+  // a collection's own fields: no list decides rights row by row, so none joins the third party's managers
   columns: string = FIELDS,
 ): { text: string; params: Parameter[] } {
   const where = whereClause(filter)
