@@ -93,4 +93,38 @@ describe('the fast path of signed fetch', () => {
     const headers = signedHeaders(expired, 'GET', '/v1/x')
     await expect(verifySignedFetch(request(headers), options)).rejects.toThrow(/expired/)
   })
+
+  it('remembers a verified request, but checks its age and its ephemeral key again on every re-send', async () => {
+    const alice = await createIdentity(undefined, 10)
+    const sent = Date.now()
+    const headers = signedHeaders(alice, 'GET', '/v1/x', { timestamp: sent })
+    const at = (now: number) => verifySignedFetch(request(headers), { maxAgeS: 300, now: () => now })
+    expect((await at(sent)).address).toBe(alice.address)
+    expect((await at(sent + 1000)).address).toBe(alice.address)
+    await expect(at(sent + 301_000)).rejects.toThrow(/expired: .* in the past/)
+    // Within the age window, but the ephemeral key (10 minutes) has expired: refused all the same.
+    await expect(
+      verifySignedFetch(request(headers), { maxAgeS: 3600, now: () => sent + 11 * 60_000 }),
+    ).rejects.toThrow(/ephemeral key has expired/)
+  })
+
+  it('takes nothing from a remembered request for one whose headers differ in any way', async () => {
+    const alice = await createIdentity()
+    const headers = signedHeaders(alice, 'GET', '/v1/x')
+    await verifySignedFetch(request(headers), options)
+    const timestamp = String(Number(headers['x-identity-timestamp']) + 1)
+    const variants = [
+      { method: 'POST', path: '/v1/x', headers },
+      { method: 'GET', path: '/v1/y', headers },
+      { method: 'GET', path: '/v1/x', headers: { ...headers, 'x-identity-timestamp': timestamp } },
+      { method: 'GET', path: '/v1/x', headers: { ...headers, 'x-identity-metadata': '{"a":1}' } },
+      { method: 'GET', path: '/v1/x', headers: { ...headers, 'x-identity-metadata': '' } },
+    ]
+    for (const variant of variants) {
+      await expect(verifySignedFetch(variant, options)).rejects.toThrow(/does not match|not valid JSON/)
+    }
+    // and the remembered signer cannot be changed by whoever received it
+    const signer = await verifySignedFetch(request(headers), options)
+    expect(Object.isFrozen(signer) && Object.isFrozen(signer.metadata)).toBe(true)
+  })
 })

@@ -7,8 +7,6 @@ import type { Item } from './schemas/item.js'
 export const isLockActive = (lock: Date | null, ttlS: number, now: Date): boolean =>
   lock !== null && lock.getTime() + ttlS * 1000 > now.getTime()
 
-const iso = (date: Date | null) => (date === null ? null : date.toISOString())
-
 export function publicView(row: CollectionFields): Collection {
   return {
     id: row.id,
@@ -20,9 +18,9 @@ export function publicView(row: CollectionFields): Collection {
     is_approved: row.is_approved,
     minters: row.minters,
     managers: row.managers,
-    reviewed_at: iso(row.reviewed_at),
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
+    reviewed_at: row.reviewed_at,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
   }
 }
 
@@ -33,7 +31,7 @@ export function fullView(row: CollectionFields, lockTtlS: number, now: Date): Co
     salt: row.salt,
     forum_link: row.forum_link,
     forum_id: row.forum_id,
-    lock: isLockActive(row.lock, lockTtlS, now) ? iso(row.lock) : null,
+    lock: row.lock !== null && isLockActive(row.lock, lockTtlS, now) ? row.lock.toISOString() : null,
   })
 }
 
@@ -44,6 +42,6 @@ export const itemView = (row: ItemRow): Item => ({
   type: row.type,
   content_hash: row.content_hash,
   blockchain_item_id: row.blockchain_item_id,
-  created_at: row.created_at.toISOString(),
-  updated_at: row.updated_at.toISOString(),
+  created_at: row.created_at,
+  updated_at: row.updated_at,
 })

@@ -240,6 +240,23 @@ describe('GET /v1/collections/{id}', () => {
   it('is 404 for an unknown id', async () => {
     refusal(await get(alice, randomUUID()), 404, 'not_found')
   })
+
+  it('writes timestamps as toISOString does: UTC, milliseconds, microseconds cut off', async () => {
+    const id = await createCollection(h.app, alice)
+    await h.db.sql`
+      update collections set created_at = '2026-01-02 03:04:05.678999+00', updated_at = '2026-07-08 23:59:59+02',
+                             reviewed_at = '1999-12-31 23:59:59.9+00'
+      where id = ${id}`
+    const [stored] = await h.db.sql<{ created_at: Date; updated_at: Date; reviewed_at: Date }[]>`
+      select created_at, updated_at, reviewed_at from collections where id = ${id}`
+    const c = await read(alice, id)
+    expect([c.created_at, c.updated_at, c.reviewed_at]).toEqual([
+      '2026-01-02T03:04:05.678Z',
+      '2026-07-08T21:59:59.000Z',
+      '1999-12-31T23:59:59.900Z',
+    ])
+    expect(c.updated_at).toBe(stored!.updated_at.toISOString())
+  })
 })
 
 describe('DELETE /v1/collections/{id}', () => {

@@ -136,6 +136,14 @@ export async function verifySignedFetch(
   request: SignedRequest,
   options: SignedFetchOptions,
 ): Promise<VerifiedSigner> {
+  const key = personalRequestKey(request)
+  const known = key === undefined ? undefined : verifiedRequests.get(key)
+  if (known !== undefined) {
+    parseTimestamp(request.headers, options)
+    if (known.ephemeralExpiresAt <= (options.now ?? Date.now)())
+      throw invalid('the ephemeral key has expired')
+    return known.signer
+  }
   const chain = parseChain(request.headers)
   const timestamp = parseTimestamp(request.headers, options)
   const metadata = parseMetadata(request.headers)
@@ -147,15 +155,53 @@ export async function verifySignedFetch(
       `The signed payload does not match this request: expected "${expected}", signed "${last.payload}"`,
     )
   }
-  if (isPersonalChain(chain)) {
-    await verifyPersonalChain(chain, options)
-  } else {
-    await verifyAnyChain(chain, expected, options)
-  }
+  const delegation = isPersonalChain(chain)
+    ? await verifyPersonalChain(chain, options)
+    : await verifyAnyChain(chain, expected, options)
   const address = Authenticator.ownerAddress(chain).toLowerCase()
   if (!/^0x[0-9a-f]{40}$/.test(address))
     throw refuse('malformed', 'The auth chain does not start with a signer address')
-  return { address, metadata: metadata.value, signature: last.signature ?? '', timestamp }
+  const signer = { address, metadata: metadata.value, signature: last.signature ?? '', timestamp }
+  if (key !== undefined && delegation !== null) rememberRequest(key, signer, delegation.expiresAt)
+  return signer
+}
+
+// A client re-sending a signed request (retries, polling within the age window) sends the very same
+// headers, and everything verified of them but the clock stays true: the signer is remembered under all
+// of them, and only the timestamp's age and the ephemeral key's expiry are checked again. Personal chains
+// only, whose expiry is known here. Bounded; the oldest entries go first.
+interface VerifiedRequest {
+  signer: VerifiedSigner
+  ephemeralExpiresAt: number
+}
+const MAX_VERIFIED_REQUESTS = 10_000
+const verifiedRequests = new Map<string, VerifiedRequest>()
+
+/** Every input of the verification as sent, for a request with a three-link chain; undefined otherwise. */
+function personalRequestKey({ method, path, headers }: SignedRequest): string | undefined {
+  const owner = header(headers, `${AUTH_CHAIN_HEADER_PREFIX}0`)
+  const ephemeral = header(headers, `${AUTH_CHAIN_HEADER_PREFIX}1`)
+  const last = header(headers, `${AUTH_CHAIN_HEADER_PREFIX}2`)
+  const timestamp = header(headers, AUTH_TIMESTAMP_HEADER)
+  if (
+    owner === undefined ||
+    ephemeral === undefined ||
+    last === undefined ||
+    timestamp === undefined ||
+    headers[`${AUTH_CHAIN_HEADER_PREFIX}3`] !== undefined
+  )
+    return undefined
+  // Header values hold no line breaks; a missing metadata header reads as '{}', as parseMetadata reads it.
+  const metadata = header(headers, AUTH_METADATA_HEADER) ?? '{}'
+  return `${method}\n${path}\n${timestamp}\n${metadata}\n${owner}\n${ephemeral}\n${last}`
+}
+
+function rememberRequest(key: string, signer: VerifiedSigner, ephemeralExpiresAt: number) {
+  if (verifiedRequests.size >= MAX_VERIFIED_REQUESTS)
+    verifiedRequests.delete(verifiedRequests.keys().next().value!)
+  // Shared by every request that re-sends these headers.
+  Object.freeze(signer.metadata)
+  verifiedRequests.set(key, { signer: Object.freeze(signer), ephemeralExpiresAt })
 }
 
 const invalid = (message: string) => refuse('invalid_signature', `Invalid signature: ${message}`)
@@ -194,31 +240,22 @@ async function verifiedDelegation(chain: AuthChain, now: number): Promise<Delega
   return delegation
 }
 
-// Who signed a request payload never changes: a client re-sending the same signed GET (retries, polling
-// within the age window) is answered from memory. Bounded; the oldest entries go first.
-const MAX_RECOVERED = 10_000
-const recovered = new Map<string, string | null>()
-
-function recoveredSigner(payload: string, signature: string): string | null {
-  const key = `${signature}\n${payload}`
-  if (recovered.has(key)) return recovered.get(key)!
-  const signer = recoverPersonalSigner(payload, signature)
-  if (recovered.size >= MAX_RECOVERED) recovered.delete(recovered.keys().next().value!)
-  recovered.set(key, signer)
-  return signer
-}
-
-async function verifyPersonalChain(chain: AuthChain, options: SignedFetchOptions) {
+async function verifyPersonalChain(chain: AuthChain, options: SignedFetchOptions): Promise<Delegation> {
   const now = (options.now ?? Date.now)()
   const delegation = await verifiedDelegation(chain, now)
   if (delegation.expiresAt <= now) throw invalid('the ephemeral key has expired')
   const last = chain[2]!
-  if (recoveredSigner(last.payload, last.signature ?? '') !== delegation.ephemeral) {
+  if (recoverPersonalSigner(last.payload, last.signature ?? '') !== delegation.ephemeral) {
     throw invalid('the request is not signed by the ephemeral key')
   }
+  return delegation
 }
 
-async function verifyAnyChain(chain: AuthChain, expected: string, options: SignedFetchOptions) {
+async function verifyAnyChain(
+  chain: AuthChain,
+  expected: string,
+  options: SignedFetchOptions,
+): Promise<null> {
   const usesContractWallet = chain.some((link) => link.type.includes('EIP_1654'))
   if (usesContractWallet && !options.rpcUrl) {
     throw refuse(
@@ -229,6 +266,7 @@ async function verifyAnyChain(chain: AuthChain, expected: string, options: Signe
   const provider = usesContractWallet && options.rpcUrl ? new ethConnect.HTTPProvider(options.rpcUrl) : null
   const result = await Authenticator.validateSignature(expected, chain, provider, (options.now ?? Date.now)())
   if (!result.ok) throw invalid(result.message ?? 'the auth chain does not verify')
+  return null
 }
 
 export const isMutating = (method: string) => MUTATING_METHODS.has(method.toUpperCase())

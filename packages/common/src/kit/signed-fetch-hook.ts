@@ -46,7 +46,8 @@ export function installSignedFetch(app: FastifyInstance, sql: Sql, options: Sign
     (mode: AuthMode, replay: 'kit' | 'route'): onRequestAsyncHookHandler =>
     async (request) => {
       if (mode === 'optional' && request.headers[`${AUTH_CHAIN_HEADER_PREFIX}0`] === undefined) return
-      const path = request.url.split('?', 1)[0] ?? request.url
+      const query = request.url.indexOf('?')
+      const path = query === -1 ? request.url : request.url.slice(0, query)
       const signer = await verifySignedFetch(
         { method: request.method, path, headers: request.headers },
         options,

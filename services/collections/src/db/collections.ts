@@ -1,4 +1,4 @@
-import type { Queryable } from './queryable.js'
+import { isoTimestamp, type Queryable } from './queryable.js'
 
 /** A collection's own fields: what a list reads. */
 export interface CollectionFields {
@@ -17,9 +17,10 @@ export interface CollectionFields {
   forum_link: string | null
   forum_id: number | null
   lock: Date | null
-  reviewed_at: Date | null
-  created_at: Date
-  updated_at: Date
+  /** ISO 8601 (isoTimestamp), as answered. */
+  reviewed_at: string | null
+  created_at: string
+  updated_at: string
 }
 
 /** A collection with what the rights on it depend on: what a read or change of one collection takes. */
@@ -29,8 +30,9 @@ export interface CollectionRow extends CollectionFields {
 }
 
 const FIELDS = `c.id, c.name, c.eth_address, c.salt, c.contract_address, c.urn, c.third_party_id, c.urn_suffix,
-  c.is_published, c.is_approved, c.minters, c.managers, c.forum_link, c.forum_id, c.lock, c.reviewed_at,
-  c.created_at, c.updated_at`
+  c.is_published, c.is_approved, c.minters, c.managers, c.forum_link, c.forum_id, c.lock,
+  ${isoTimestamp('c.reviewed_at', 'reviewed_at')}, ${isoTimestamp('c.created_at', 'created_at')},
+  ${isoTimestamp('c.updated_at', 'updated_at')}`
 const COLUMNS = `${FIELDS}, coalesce(tp.managers, '{}'::text[]) as third_party_managers`
 const columns = (sql: Queryable) => sql.unsafe(COLUMNS)
 

@@ -1,4 +1,4 @@
-import type { Queryable } from './queryable.js'
+import { isoTimestamp, type Queryable } from './queryable.js'
 
 export interface ItemRow {
   id: string
@@ -8,17 +8,19 @@ export interface ItemRow {
   content_hash: string
   blockchain_item_id: string | null
   submitted_content_hash: string | null
-  created_at: Date
-  updated_at: Date
+  /** ISO 8601 (isoTimestamp), as answered. */
+  created_at: string
+  updated_at: string
 }
 
-const columns = (sql: Queryable) => sql`
-  id, collection_id, name, type, content_hash, blockchain_item_id, submitted_content_hash, created_at, updated_at`
+const COLUMNS = `id, collection_id, name, type, content_hash, blockchain_item_id, submitted_content_hash,
+  ${isoTimestamp('created_at', 'created_at')}, ${isoTimestamp('updated_at', 'updated_at')}`
+const columns = (sql: Queryable) => sql.unsafe(COLUMNS)
 
 /** In creation order (the order publication numbers them in). */
 export async function listItems(sql: Queryable, collectionId: string): Promise<ItemRow[]> {
   return sql<ItemRow[]>`
-    select ${columns(sql)} from items where collection_id = ${collectionId} order by created_at, seq`
+    select ${columns(sql)} from items where collection_id = ${collectionId} order by items.created_at, seq`
 }
 
 export async function findItem(sql: Queryable, id: string): Promise<ItemRow | null> {
