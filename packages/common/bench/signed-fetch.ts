@@ -1,6 +1,6 @@
 // Cost of verifying one signed request: a session's first request (owner → ephemeral link checked with
 // @dcl/crypto), its later requests (that link cached, each request's own signature recovered natively),
-// and the same signed request sent again; beside @dcl/crypto's full validation of the chain as the baseline.
+// and the same signed read sent again (remembered); beside @dcl/crypto's full validation of the chain as the baseline.
 import { Authenticator } from '@dcl/crypto'
 import { signedFetchPayload, verifySignedFetch } from '../src/index.js'
 import { createIdentity, signedHeaders } from '../src/testing/index.js'
@@ -8,11 +8,11 @@ import { createIdentity, signedHeaders } from '../src/testing/index.js'
 const N = 300
 const sessions = await Promise.all(Array.from({ length: N }, () => createIdentity()))
 const sign = (timestamp: number) =>
-  sessions.map((identity) => signedHeaders(identity, 'POST', '/api/x', { timestamp }))
+  sessions.map((identity) => signedHeaders(identity, 'GET', '/api/x', { timestamp }))
 const first = sign(Date.now())
 const later = sign(Date.now() + 1)
 const options = { maxAgeS: 300 }
-const request = (headers: Record<string, string>) => ({ method: 'POST', path: '/api/x', headers })
+const request = (headers: Record<string, string>) => ({ method: 'GET', path: '/api/x', headers })
 
 async function perRequestMs(
   signed: Record<string, string>[],
@@ -26,7 +26,7 @@ async function perRequestMs(
 const baseline = await perRequestMs(first, (headers) => {
   const chain = [0, 1, 2].map((i) => JSON.parse(headers[`x-identity-auth-chain-${i}`]!))
   return Authenticator.validateSignature(
-    signedFetchPayload('POST', '/api/x', headers['x-identity-timestamp']!, '{}'),
+    signedFetchPayload('GET', '/api/x', headers['x-identity-timestamp']!, '{}'),
     chain,
     null,
   )

@@ -166,10 +166,11 @@ export async function verifySignedFetch(
   return signer
 }
 
-// A client re-sending a signed request (retries, polling within the age window) sends the very same
-// headers, and everything verified of them but the clock stays true: the signer is remembered under all
-// of them, and only the timestamp's age and the ephemeral key's expiry are checked again. Personal chains
-// only, whose expiry is known here. Bounded; the oldest entries go first.
+// A client re-sending a signed read (retries, polling within the age window) sends the very same headers,
+// and everything verified of them but the clock stays true: the signer is remembered under all of them,
+// and only the timestamp's age and the ephemeral key's expiry are checked again. Reads with personal
+// chains only: a mutating request is never answered twice (replays are refused), so remembering it would
+// only cost memory. Bounded; the oldest entries go first.
 interface VerifiedRequest {
   signer: VerifiedSigner
   ephemeralExpiresAt: number
@@ -177,8 +178,9 @@ interface VerifiedRequest {
 const MAX_VERIFIED_REQUESTS = 10_000
 const verifiedRequests = new Map<string, VerifiedRequest>()
 
-/** Every input of the verification as sent, for a request with a three-link chain; undefined otherwise. */
+/** Every input of the verification as sent, for a read with a three-link chain; undefined otherwise. */
 function personalRequestKey({ method, path, headers }: SignedRequest): string | undefined {
+  if (isMutating(method)) return undefined
   const owner = header(headers, `${AUTH_CHAIN_HEADER_PREFIX}0`)
   const ephemeral = header(headers, `${AUTH_CHAIN_HEADER_PREFIX}1`)
   const last = header(headers, `${AUTH_CHAIN_HEADER_PREFIX}2`)
