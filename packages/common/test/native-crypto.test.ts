@@ -123,6 +123,13 @@ describe('the fast path of signed fetch', () => {
     for (const variant of variants) {
       await expect(verifySignedFetch(variant, options)).rejects.toThrow(/does not match|not valid JSON/)
     }
+    // the same last link under another owner's delegation
+    const mallory = signedHeaders(await createIdentity(), 'GET', '/v1/x')
+    for (const link of ['x-identity-auth-chain-0', 'x-identity-auth-chain-1']) {
+      await expect(
+        verifySignedFetch(request({ ...headers, [link]: mallory[link]! }), options),
+      ).rejects.toThrow(/Invalid signature/)
+    }
     // and the remembered signer cannot be changed by whoever received it
     const signer = await verifySignedFetch(request(headers), options)
     expect(Object.isFrozen(signer) && Object.isFrozen(signer.metadata)).toBe(true)

@@ -136,9 +136,9 @@ export async function verifySignedFetch(
   request: SignedRequest,
   options: SignedFetchOptions,
 ): Promise<VerifiedSigner> {
-  const key = personalRequestKey(request)
-  const known = key === undefined ? undefined : verifiedRequests.get(key)
-  if (known !== undefined) {
+  const sent = sentRead(request)
+  const known = sent && verifiedReads.get(sent.last)
+  if (sent && known && sameRead(known.sent, sent)) {
     parseTimestamp(request.headers, options)
     if (known.ephemeralExpiresAt <= (options.now ?? Date.now)())
       throw invalid('the ephemeral key has expired')
@@ -162,7 +162,7 @@ export async function verifySignedFetch(
   if (!/^0x[0-9a-f]{40}$/.test(address))
     throw refuse('malformed', 'The auth chain does not start with a signer address')
   const signer = { address, metadata: metadata.value, signature: last.signature ?? '', timestamp }
-  if (key !== undefined && delegation !== null) rememberRequest(key, signer, delegation.expiresAt)
+  if (sent !== undefined && delegation !== null) rememberRead(sent, signer, delegation.expiresAt)
   return signer
 }
 
@@ -171,15 +171,28 @@ export async function verifySignedFetch(
 // and only the timestamp's age and the ephemeral key's expiry are checked again. Reads with personal
 // chains only: a mutating request is never answered twice (replays are refused), so remembering it would
 // only cost memory. Bounded; the oldest entries go first.
-interface VerifiedRequest {
+interface VerifiedRead {
+  sent: SentRead
   signer: VerifiedSigner
   ephemeralExpiresAt: number
 }
-const MAX_VERIFIED_REQUESTS = 10_000
-const verifiedRequests = new Map<string, VerifiedRequest>()
+const MAX_VERIFIED_READS = 10_000
+/** By the last link's header, which holds the request's own signature; the rest is compared on a hit. */
+const verifiedReads = new Map<string, VerifiedRead>()
 
-/** Every input of the verification as sent, for a read with a three-link chain; undefined otherwise. */
-function personalRequestKey({ method, path, headers }: SignedRequest): string | undefined {
+/** Every input of the verification, as sent. */
+interface SentRead {
+  method: string
+  path: string
+  timestamp: string
+  metadata: string
+  owner: string
+  ephemeral: string
+  last: string
+}
+
+/** A read with a three-link chain, as sent; undefined for anything else. */
+function sentRead({ method, path, headers }: SignedRequest): SentRead | undefined {
   if (isMutating(method)) return undefined
   const owner = header(headers, `${AUTH_CHAIN_HEADER_PREFIX}0`)
   const ephemeral = header(headers, `${AUTH_CHAIN_HEADER_PREFIX}1`)
@@ -193,17 +206,25 @@ function personalRequestKey({ method, path, headers }: SignedRequest): string | 
     headers[`${AUTH_CHAIN_HEADER_PREFIX}3`] !== undefined
   )
     return undefined
-  // Header values hold no line breaks; a missing metadata header reads as '{}', as parseMetadata reads it.
+  // A missing metadata header reads as '{}', as parseMetadata reads it.
   const metadata = header(headers, AUTH_METADATA_HEADER) ?? '{}'
-  return `${method}\n${path}\n${timestamp}\n${metadata}\n${owner}\n${ephemeral}\n${last}`
+  return { method, path, timestamp, metadata, owner, ephemeral, last }
 }
 
-function rememberRequest(key: string, signer: VerifiedSigner, ephemeralExpiresAt: number) {
-  if (verifiedRequests.size >= MAX_VERIFIED_REQUESTS)
-    verifiedRequests.delete(verifiedRequests.keys().next().value!)
+const sameRead = (a: SentRead, b: SentRead) =>
+  a.last === b.last &&
+  a.method === b.method &&
+  a.path === b.path &&
+  a.timestamp === b.timestamp &&
+  a.metadata === b.metadata &&
+  a.owner === b.owner &&
+  a.ephemeral === b.ephemeral
+
+function rememberRead(sent: SentRead, signer: VerifiedSigner, ephemeralExpiresAt: number) {
+  if (verifiedReads.size >= MAX_VERIFIED_READS) verifiedReads.delete(verifiedReads.keys().next().value!)
   // Shared by every request that re-sends these headers.
   Object.freeze(signer.metadata)
-  verifiedRequests.set(key, { signer: Object.freeze(signer), ephemeralExpiresAt })
+  verifiedReads.set(sent.last, { sent, signer: Object.freeze(signer), ephemeralExpiresAt })
 }
 
 const invalid = (message: string) => refuse('invalid_signature', `Invalid signature: ${message}`)
