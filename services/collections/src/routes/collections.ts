@@ -23,7 +23,11 @@ const offset = (query: { page: number; limit: number }) => ({
 })
 
 export function registerCollectionRoutes(app: App, ctx: ServiceContext) {
-  const full = (row: CollectionFields) => fullView(row, ctx.config.LOCK_TTL_S, ctx.now())
+  /** The full view for every row of one answer, at one clock reading (not one per row). */
+  const fullViews = () => {
+    const now = ctx.now()
+    return (row: CollectionFields) => fullView(row, ctx.config.LOCK_TTL_S, now)
+  }
 
   app.get(
     '/v1/collections',
@@ -46,7 +50,11 @@ export function registerCollectionRoutes(app: App, ctx: ServiceContext) {
         { q: query.q, isPublished: committee ? query.is_published : true },
         offset(query),
       )
-      return paged(rows.map(committee ? full : publicView), { page: query.page, limit: query.limit, total })
+      return paged(rows.map(committee ? fullViews() : publicView), {
+        page: query.page,
+        limit: query.limit,
+        total,
+      })
     },
   )
 
@@ -74,7 +82,7 @@ export function registerCollectionRoutes(app: App, ctx: ServiceContext) {
         { member: address, isPublished: query.is_published },
         offset(query),
       )
-      return paged(rows.map(full), { page: query.page, limit: query.limit, total })
+      return paged(rows.map(fullViews()), { page: query.page, limit: query.limit, total })
     },
   )
 
@@ -92,7 +100,8 @@ export function registerCollectionRoutes(app: App, ctx: ServiceContext) {
     async (request) => {
       const row = await findCollection(ctx.sql, request.params.id)
       if (!row) throw collectionNotFound(request.params.id)
-      if (seesFullView(roles(ctx, request.signer!, row))) return ok(full(row))
+      if (seesFullView(roles(ctx, request.signer!, row)))
+        return ok(fullView(row, ctx.config.LOCK_TTL_S, ctx.now()))
       if (row.is_published) return ok(publicView(row))
       // Unpublished collections of others do not exist for the caller.
       throw new NotFoundError(`Collection ${request.params.id} not found`)
