@@ -155,14 +155,15 @@ export async function verifySignedFetch(
       `The signed payload does not match this request: expected "${expected}", signed "${last.payload}"`,
     )
   }
-  const delegation = isPersonalChain(chain)
-    ? await verifyPersonalChain(chain, options)
-    : await verifyAnyChain(chain, expected, options)
+  // Known for personal chains only: how long a remembered read may be answered from memory.
+  let ephemeralExpiresAt: number | undefined
+  if (isPersonalChain(chain)) ephemeralExpiresAt = (await verifyPersonalChain(chain, options)).expiresAt
+  else await verifyAnyChain(chain, expected, options)
   const address = Authenticator.ownerAddress(chain).toLowerCase()
   if (!/^0x[0-9a-f]{40}$/.test(address))
     throw refuse('malformed', 'The auth chain does not start with a signer address')
   const signer = { address, metadata: metadata.value, signature: last.signature ?? '', timestamp }
-  if (sent !== undefined && delegation !== null) rememberRead(sent, signer, delegation.expiresAt)
+  if (sent !== undefined && ephemeralExpiresAt !== undefined) rememberRead(sent, signer, ephemeralExpiresAt)
   return signer
 }
 
@@ -274,11 +275,7 @@ async function verifyPersonalChain(chain: AuthChain, options: SignedFetchOptions
   return delegation
 }
 
-async function verifyAnyChain(
-  chain: AuthChain,
-  expected: string,
-  options: SignedFetchOptions,
-): Promise<null> {
+async function verifyAnyChain(chain: AuthChain, expected: string, options: SignedFetchOptions) {
   const usesContractWallet = chain.some((link) => link.type.includes('EIP_1654'))
   if (usesContractWallet && !options.rpcUrl) {
     throw refuse(
@@ -289,7 +286,6 @@ async function verifyAnyChain(
   const provider = usesContractWallet && options.rpcUrl ? new ethConnect.HTTPProvider(options.rpcUrl) : null
   const result = await Authenticator.validateSignature(expected, chain, provider, (options.now ?? Date.now)())
   if (!result.ok) throw invalid(result.message ?? 'the auth chain does not verify')
-  return null
 }
 
 export const isMutating = (method: string) => MUTATING_METHODS.has(method.toUpperCase())
