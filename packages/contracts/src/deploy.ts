@@ -1,0 +1,63 @@
+import { Contract, ContractFactory, type ContractRunner, type Signer } from 'ethers'
+import { type Artifact, artifact, type ContractName, collectionInitCodeHash } from './artifacts.js'
+
+/** A contract of ours at `address`, speaking its compiled ABI. */
+export const contractAt = (name: ContractName, address: string, runner: ContractRunner): Contract =>
+  new Contract(address, artifact(name).abi, runner)
+
+/** Deploys one of our contracts and waits until it is mined. */
+export async function deploy(name: ContractName, deployer: Signer, ...args: unknown[]): Promise<Contract> {
+  const { abi, bytecode }: Artifact = artifact(name)
+  const contract = await new ContractFactory(abi, bytecode, deployer).deploy(...args)
+  await contract.waitForDeployment()
+  return contract as Contract
+}
+
+export interface Deployment {
+  /** The ERC-721 the dispenser mints claimed items on. */
+  rewardsCollection: string
+  /** The `contract` of granted rewards: the voucher's verifyingContract. */
+  rewardsDispenser: string
+  collectionFactory: string
+  collectionInitCodeHash: string
+  thirdPartyRegistry: string
+  thirdPartyRegistryName: string
+}
+
+export interface DeployOptions {
+  /** The claims service's voucher signer address, trusted by the dispenser. */
+  voucherSigner: string
+  /** Who may consume third-party cheques on the registry (the curation committee). */
+  committee: string
+  /** THIRD_PARTY_REGISTRY_NAME; the collections service's default. */
+  registryName?: string
+}
+
+/**
+ * Everything the services talk to, deployed by `deployer`: a rewards collection with the dispenser as its
+ * minter, the collection factory and the third-party registry. Sequential, so the deployer's nonces (and so
+ * the addresses on a fresh node) are always the same.
+ */
+export async function deployAll(deployer: Signer, options: DeployOptions): Promise<Deployment> {
+  const registryName = options.registryName ?? 'Decentraland Third Party Registry'
+  const rewards = await deploy('Collection', deployer)
+  await (await rewards.getFunction('initialize')(await deployer.getAddress())).wait()
+  const dispenser = await deploy(
+    'RewardsDispenser',
+    deployer,
+    options.voucherSigner,
+    await rewards.getAddress(),
+  )
+  await (await rewards.getFunction('setMinter')(await dispenser.getAddress(), true)).wait()
+  const factory = await deploy('CollectionFactory', deployer)
+  const registry = await deploy('ThirdPartyRegistry', deployer, registryName, options.committee)
+  const lower = async (c: Contract) => (await c.getAddress()).toLowerCase()
+  return {
+    rewardsCollection: await lower(rewards),
+    rewardsDispenser: await lower(dispenser),
+    collectionFactory: await lower(factory),
+    collectionInitCodeHash: collectionInitCodeHash(),
+    thirdPartyRegistry: await lower(registry),
+    thirdPartyRegistryName: registryName,
+  }
+}

@@ -1,0 +1,14 @@
+export {
+  ANVIL_MNEMONIC,
+  type Anvil,
+  type AnvilOptions,
+  anvilBinary,
+  anvilUnavailableReason,
+  chainTestsSkipReason,
+  devPrivateKey,
+  freePort,
+  LOCAL_CHAIN_ID,
+  startAnvil,
+} from './anvil.js'
+export { type Artifact, artifact, type ContractName, collectionInitCodeHash } from './artifacts.js'
+export { contractAt, type Deployment, type DeployOptions, deploy, deployAll } from './deploy.js'
