@@ -28,11 +28,14 @@ export const REGISTRY_ABI = [
 export function createChainReader(config: ChainReaderConfig): ChainReader {
   const request = new FetchRequest(config.rpcUrl)
   request.timeout = config.timeoutMs
-  // A fixed network: no start-up probing that would retry forever while the node is down.
+  // A fixed network: no start-up probing that would retry forever while the node is down. No response cache:
+  // ethers reuses an answer (or a failure) for 250 ms by default, so a contract deployed or a node back
+  // within that window would still read as missing or down.
   const provider = new JsonRpcProvider(request, Network.from(config.chainId), {
     staticNetwork: Network.from(config.chainId),
     batchMaxCount: 1,
     batchStallTime: 0,
+    cacheTimeout: -1,
   })
   const registry = new Contract(config.registryAddress, REGISTRY_ABI, provider)
   const receipts = registry.getFunction('receipts')
