@@ -18,7 +18,7 @@ import {
   type Deployment,
   deployAll,
   startAnvil,
-} from '../src/index.js'
+} from '../../src/index.js'
 
 const skip = chainTestsSkipReason()
 
