@@ -1,7 +1,6 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { HDNodeWallet, JsonRpcProvider, Mnemonic, Network, Wallet } from 'ethers'
@@ -52,20 +51,8 @@ export function chainTestsSkipReason(): string | null {
   return reason
 }
 
-/** A free loopback TCP port (asked from the OS, then released for anvil to take). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject()))
-    })
-  })
-}
-
 export interface AnvilOptions {
-  /** Default: a free loopback port. */
+  /** Default: a free loopback port (anvil binds port 0). */
   port?: number
   chainId?: number
 }
@@ -87,13 +74,13 @@ export interface Anvil {
 }
 
 /**
- * Starts anvil on loopback and resolves once it answers JSON-RPC. The chain state lives in a temporary file
- * (anvil --state), so that a test can take the node away and bring it back on the same port unchanged.
+ * Starts anvil on loopback and resolves once it answers JSON-RPC. Without a port anvil binds a free one (port 0)
+ * and says which. The chain state lives in a temporary file (anvil --state), so that a test can take the node
+ * away and bring it back on the same port unchanged.
  */
 export async function startAnvil(options: AnvilOptions = {}): Promise<Anvil> {
-  const port = options.port ?? (await freePort())
+  let port = options.port ?? 0
   const chainId = options.chainId ?? LOCAL_CHAIN_ID
-  const url = `http://127.0.0.1:${port}`
   const stateDir = mkdtempSync(join(tmpdir(), 'anvil-'))
   const binary = anvilBinary()
   let child: ChildProcess | null = null
@@ -102,17 +89,30 @@ export async function startAnvil(options: AnvilOptions = {}): Promise<Anvil> {
 
   const start = async () => {
     const args = ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(chainId)]
-    args.push('--state', join(stateDir, 'state.json'), '--silent')
-    const proc = spawn(binary, args, { stdio: ['ignore', 'ignore', 'pipe'] })
+    args.push('--state', join(stateDir, 'state.json'))
+    const proc = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] })
     child = proc
-    let stderr = ''
-    proc.stderr?.on('data', (chunk) => {
-      stderr += chunk
+    let output = ''
+    const listening = new Promise<number>((resolve, reject) => {
+      // Read until the "Listening on" line; after it the output (a log line per call) is drained and dropped.
+      let found = false
+      const read = (chunk: Buffer) => {
+        if (found) return
+        output += chunk
+        const bound = /Listening on 127\.0\.0\.1:(\d+)/.exec(output)
+        if (bound) {
+          found = true
+          resolve(Number(bound[1]))
+        }
+      }
+      proc.stdout?.on('data', read)
+      proc.stderr?.on('data', read)
+      proc.once('exit', (code) =>
+        reject(new Error(`anvil exited (${code}) before listening: ${output.slice(-2000)}`)),
+      )
     })
-    const exited = new Promise<never>((_, reject) =>
-      proc.once('exit', (code) => reject(new Error(`anvil exited (${code}) before answering: ${stderr}`))),
-    )
-    await Promise.race([waitForRpc(url), exited])
+    port = await withTimeout(listening, 15_000, 'anvil did not start listening')
+    await waitForRpc(`http://127.0.0.1:${port}`)
   }
 
   const stop = async () => {
@@ -126,8 +126,19 @@ export async function startAnvil(options: AnvilOptions = {}): Promise<Anvil> {
     })
   }
 
-  await start()
+  const close = async () => {
+    await stop()
+    process.removeListener('exit', killOnExit)
+    rmSync(stateDir, { recursive: true, force: true })
+  }
+  try {
+    await start()
+  } catch (error) {
+    await close()
+    throw error
+  }
   const network = Network.from(chainId)
+  const url = `http://127.0.0.1:${port}`
   return {
     url,
     port,
@@ -136,13 +147,24 @@ export async function startAnvil(options: AnvilOptions = {}): Promise<Anvil> {
     devWallet: (index, provider) => new Wallet(devPrivateKey(index), provider),
     stop,
     start,
-    close: async () => {
-      await stop()
-      process.removeListener('exit', killOnExit)
-      rmSync(stateDir, { recursive: true, force: true })
-    },
+    close,
   }
 }
+
+const withTimeout = <T>(promise: Promise<T>, ms: number, message: string): Promise<T> =>
+  new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${message} within ${ms} ms`)), ms)
+    promise.then(
+      (value) => {
+        clearTimeout(timer)
+        resolve(value)
+      },
+      (error) => {
+        clearTimeout(timer)
+        reject(error)
+      },
+    )
+  })
 
 /** Polls eth_chainId until the node answers (anvil takes a moment to bind). */
 async function waitForRpc(url: string, timeoutMs = 15_000): Promise<void> {

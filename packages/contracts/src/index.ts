@@ -6,7 +6,6 @@ export {
   anvilUnavailableReason,
   chainTestsSkipReason,
   devPrivateKey,
-  freePort,
   LOCAL_CHAIN_ID,
   startAnvil,
 } from './anvil.js'

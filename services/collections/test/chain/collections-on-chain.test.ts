@@ -8,7 +8,7 @@ import {
   deployAll,
   startAnvil,
 } from '@genesis/contracts'
-import { type JsonRpcProvider, Wallet } from 'ethers'
+import { type ContractTransactionResponse, type JsonRpcProvider, Wallet } from 'ethers'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { chequeMessageHash } from '../../src/domain/cheque.js'
 import type { Collection } from '../../src/schemas/collection.js'
@@ -111,11 +111,13 @@ describe.skipIf(skip)(
     /** The owner's wallet deploys the collection through the factory; the address the factory emitted. */
     async function deployThroughFactory(owner: Identity, salt: string): Promise<string> {
       const factory = contractAt('CollectionFactory', d.collectionFactory, owner.wallet)
-      const receipt = await (await factory.getFunction('deployCollection')(salt)).wait()
-      const event = receipt.logs
-        .map((log: { topics: string[]; data: string }) => factory.interface.parseLog(log))
-        .find((parsed: { name: string } | null) => parsed?.name === 'CollectionDeployed')
-      return String(event.args.collection).toLowerCase()
+      const tx: ContractTransactionResponse = await factory.getFunction('deployCollection')(salt)
+      const receipt = await tx.wait()
+      const deployed = receipt?.logs
+        .map((log) => factory.interface.parseLog(log))
+        .find((parsed) => parsed?.name === 'CollectionDeployed')
+      if (!deployed) throw new Error('the factory emitted no CollectionDeployed')
+      return String(deployed.args.getValue('collection')).toLowerCase()
     }
 
     const publish = (who: Identity, id: string, body: unknown) =>
