@@ -108,6 +108,23 @@ describe.skipIf(skip)('our contracts on anvil', () => {
     await refusal(dispenser.getFunction('claim').staticCall(forged.value, forgedSig), 'InvalidSigner')
   })
 
+  it('two sends of one voucher in the same block: exactly one mints, the other reverts', async () => {
+    const { value, signature } = await voucher()
+    await provider.send('evm_setAutomine', [false])
+    try {
+      const claim = dispenser.getFunction('claim')
+      const nonce = await user.getNonce()
+      const first = await claim(value, signature, { nonce, gasLimit: 500_000n })
+      const second = await claim(value, signature, { nonce: nonce + 1, gasLimit: 500_000n })
+      await provider.send('evm_mine', [])
+      const receipts = await Promise.all([first.hash, second.hash].map((h) => provider.waitForTransaction(h)))
+      expect(receipts[0]!.blockNumber).toBe(receipts[1]!.blockNumber)
+      expect(receipts.map((r) => r!.status)).toEqual([1, 0])
+    } finally {
+      await provider.send('evm_setAutomine', [true])
+    }
+  })
+
   it('the factory deploys at the CREATE2 address computed off chain from the salt and init code hash', async () => {
     const factory = contractAt('CollectionFactory', d.collectionFactory, user)
     const salt = keccak256(toUtf8Bytes(crypto.randomUUID()))
