@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { extname, join } from 'node:path'
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest, FastifySchema } from 'fastify'
 import { packageRoot } from '../paths.js'
 import { matchesIfNoneMatch } from '../render/etag.js'
 
@@ -80,7 +80,8 @@ function send(request: FastifyRequest, reply: FastifyReply, file: StaticFile, ca
  */
 export const explorerRoutes: FastifyPluginAsync = async (app) => {
   const { page, assets } = loadExplorerFiles()
-  const schema = { hide: true }
+  // `hide` is @fastify/swagger's extension of the schema.
+  const schema = { hide: true } as FastifySchema
 
   const sendPage = (request: FastifyRequest, reply: FastifyReply) => {
     reply
