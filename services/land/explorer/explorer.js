@@ -266,7 +266,7 @@ function proximityText(tags) {
 function showParcel(parcel, estate, district, ownedTotal) {
   const { x, y } = parcel
   $('parcel-title').textContent = parcel.data?.name || `Parcel ${x},${y}`
-  $('parcel-description').textContent = parcel.data?.description ?? ''
+  $('parcel-description').textContent = parcel.data?.description || estate?.data?.description || ''
   field('coordinates', `${x},${y}`)
   const owner = field(
     'owner',
