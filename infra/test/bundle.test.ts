@@ -52,6 +52,16 @@ const realEndpoint: Record<ServiceName, (port: number) => Promise<void>> = {
     expect(png.status, png.text.slice(0, 300)).toBe(200)
     expect(png.headers['content-type']).toBe('image/png')
     expect(png.body.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a')
+
+    // the map explorer's static files ship in the bundle, beside dist/
+    const page = await send({ port, path: '/' })
+    expect(page.status, page.text.slice(0, 300)).toBe(200)
+    expect(page.headers['content-type']).toBe('text/html; charset=utf-8')
+    const script = page.text.match(/"(\/explorer\/explorer\.js\?v=[^"]+)"/)?.[1]
+    expect(script).toBeDefined()
+    const js = await send({ port, path: script! })
+    expect(js.status).toBe(200)
+    expect(js.headers['content-type']).toBe('text/javascript; charset=utf-8')
   },
 }
 

@@ -4,6 +4,7 @@ import { type App, appOptionsFromConfig, createApp, type Sql } from '@genesis/co
 import type { Config } from './config.js'
 import type { GridIndex } from './grid/grid-index.js'
 import { packageRoot } from './paths.js'
+import { explorerRoutes } from './routes/explorer.js'
 import { landRoutes } from './routes/index.js'
 import { mapImageRoutes } from './routes/map-images.js'
 
@@ -32,5 +33,6 @@ export async function buildApp({ sql, grid, config }: AppDeps): Promise<App> {
   // Registered beside landRoutes (not inside): the image routes explain their own validation errors.
   await app.register(mapImageRoutes, { grid })
   await app.register(mapImageRoutes, { grid, prefix: '/v1' })
+  await app.register(explorerRoutes)
   return app
 }
