@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import signedFetch from 'decentraland-crypto-fetch'
+import { signedFetchFactory } from 'decentraland-crypto-fetch'
 import { Wallet } from 'ethers'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
@@ -13,6 +13,8 @@ import {
 import { ADMIN_TOKEN, type Running, startServices } from './services.js'
 
 const CONTRACT = '0x1111111111111111111111111111111111111111'
+/** decentraland-crypto-fetch's `signedFetch`, as its default export builds it (on the global fetch). */
+const signedFetch = signedFetchFactory()
 let services: Running
 
 beforeAll(async () => {
@@ -87,7 +89,11 @@ describe('signed fetch against the real services', () => {
     expect((await fetch(`${services.urls.collections}${path}`, init)).status).toBe(204)
     const again = await fetch(`${services.urls.collections}${path}`, init)
     expect(again.status).toBe(401)
-    expect(await again.json()).toMatchObject({ ok: false, code: 'unauthorized', data: { reason: 'replayed' } })
+    expect(await again.json()).toMatchObject({
+      ok: false,
+      code: 'unauthorized',
+      data: { reason: 'replayed' },
+    })
   })
 
   it('a call needing a signature fails before sending without an identity; a bad one is a 401 GenesisApiError', async () => {
