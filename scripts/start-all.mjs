@@ -14,13 +14,23 @@ const services = [
 ]
 const readable = process.stdout.isTTY && process.env.LOG_FORMAT !== 'json'
 
-/** Pretty-prints one service's pino lines, each message prefixed with the service's name. */
+/**
+ * Pretty-prints one service's pino lines on one line each, prefixed with the service's name; a request's
+ * method, URL, status and duration go into the message instead of nested objects.
+ */
 function prettyStream(name) {
   return pretty({
     colorize: true,
+    singleLine: true,
     translateTime: 'SYS:HH:MM:ss.l',
-    ignore: 'pid,hostname,name,service',
-    messageFormat: (log, messageKey) => `${name.padEnd(11)} ${log[messageKey] ?? ''}`,
+    ignore: 'pid,hostname,name,service,req,res,reqId,responseTime',
+    messageFormat: (log, messageKey) => {
+      let text = String(log[messageKey] ?? '')
+      if (log.req) text += ` ${log.req.method} ${log.req.url}`
+      if (log.res) text += ` → ${log.res.statusCode}`
+      if (typeof log.responseTime === 'number') text += ` in ${log.responseTime.toFixed(1)} ms`
+      return `${name.padEnd(11)} ${text}`
+    },
   })
 }
 

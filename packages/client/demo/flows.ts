@@ -127,7 +127,7 @@ export async function runDemo(options: DemoOptions): Promise<{ steps: string[] }
           claim.contract === contract && claim.chain_id === '137',
           'expected the rewards’ chain and contract',
         )
-        return `claim ${short(claim.id)}: send { to: ${short(claim.contract)}, data: ${short(claim.transaction_payload)} } on chain ${claim.chain_id} before ${claim.expires_at}`
+        return `claim ${claim.id}: send { to: ${short(claim.contract)}, data: ${short(claim.transaction_payload)} } on chain ${claim.chain_id} before ${claim.expires_at}`
       },
     )
     const claim = created.claim
@@ -136,7 +136,7 @@ export async function runDemo(options: DemoOptions): Promise<{ steps: string[] }
       () => user.claims.createClaim(rewardIds, { idempotencyKey: created.idempotencyKey }),
       (again) => {
         check(again.replayed && again.claim.id === claim.id, 'expected the first claim, replayed')
-        return `Idempotency-Key ${short(created.idempotencyKey)} → claim ${short(again.claim.id)}, idempotent-replayed`
+        return `Idempotency-Key ${created.idempotencyKey} → claim ${again.claim.id}, idempotent-replayed`
       },
     )
     await step(
@@ -360,7 +360,7 @@ export async function runDemo(options: DemoOptions): Promise<{ steps: string[] }
       () => base.land.parcelsOf(listed.publication!.owner, { limit: 5 }),
       (page) => {
         check(page.total > 0, 'expected at least the parcel on sale')
-        return `${page.total} parcels`
+        return `${short(listed.publication!.owner)} owns ${page.total} parcels`
       },
     )
     await step(
