@@ -7,12 +7,14 @@ import { join, relative } from 'node:path'
 import pretty from 'pino-pretty'
 
 const root = new URL('..', import.meta.url).pathname
+// Read here, not by a turbo task: what the services are given decides what the banner shows.
+const { env } = process
 const services = [
   { name: 'claims', port: 3001, path: '/api/signer' },
   { name: 'collections', port: 3002, path: '/v1/addresses' },
   { name: 'land', port: 3003, path: '/v1/districts' },
 ]
-const readable = process.stdout.isTTY && process.env.LOG_FORMAT !== 'json'
+const readable = process.stdout.isTTY && env.LOG_FORMAT !== 'json'
 
 /**
  * Pretty-prints one service's pino lines on one line each, prefixed with the service's name; a request's
@@ -81,9 +83,9 @@ async function waitReady({ name, port }) {
 }
 
 /** Where a service keeps its generated files: DATA_DIR, or `.data/<service>` as the services default to. */
-const dataDir = (name) => process.env.DATA_DIR ?? join(root, '.data', name)
+const dataDir = (name) => env.DATA_DIR ?? join(root, '.data', name)
 const shown = (path) => relative(process.cwd(), path) || path
-const developmentDefaults = !process.env.DATABASE_URL && process.env.NODE_ENV !== 'production'
+const developmentDefaults = !env.DATABASE_URL && env.NODE_ENV !== 'production'
 
 function readKept(path) {
   try {
@@ -103,10 +105,10 @@ function banner() {
   const claims = children.find((c) => c.name === 'claims')
   if (claims) {
     const tokenFile = join(dataDir('claims'), 'admin.token')
-    const token = process.env.CLAIMS_ADMIN_TOKEN ?? (developmentDefaults ? readKept(tokenFile) : undefined)
+    const token = env.CLAIMS_ADMIN_TOKEN ?? (developmentDefaults ? readKept(tokenFile) : undefined)
     lines.push('')
     if (token) {
-      const origin = process.env.CLAIMS_ADMIN_TOKEN ? 'CLAIMS_ADMIN_TOKEN' : `kept in ${shown(tokenFile)}`
+      const origin = env.CLAIMS_ADMIN_TOKEN ? 'CLAIMS_ADMIN_TOKEN' : `kept in ${shown(tokenFile)}`
       lines.push(`  Claims operator token: ${token}   (${origin})`)
       lines.push('  Grant a reward:')
       lines.push(
@@ -115,11 +117,7 @@ function banner() {
       )
     } else lines.push('  Claims operator calls are off: set CLAIMS_ADMIN_TOKEN (at least 16 characters).')
   }
-  if (
-    children.some((c) => c.name === 'collections') &&
-    !process.env.COMMITTEE_ADDRESSES &&
-    developmentDefaults
-  )
+  if (children.some((c) => c.name === 'collections') && !env.COMMITTEE_ADDRESSES && developmentDefaults)
     lines.push(
       `  Collections committee (development): key in ${shown(join(dataDir('collections'), 'committee.key'))}`,
     )
