@@ -6,8 +6,14 @@ export const claimsConfigSchema = Type.Composite([
   baseConfigSchema({ service: 'claims', port: 3001 }),
   Type.Object({
     CLAIMS_ADMIN_TOKEN: Type.Optional(
-      Type.String({ minLength: 16, description: 'Bearer token of admin calls; unset = admin calls are 401' }),
+      Type.String({
+        minLength: 16,
+        description:
+          'Bearer token of admin calls; unset = a development token in DATA_DIR on the embedded database ' +
+          'outside production, admin calls 401 otherwise',
+      }),
     ),
+    NODE_ENV: Type.Optional(Type.String({ description: '`production` turns development defaults off' })),
     CLAIMS_SIGNER_PRIVATE_KEY: Type.Optional(
       Type.String({
         pattern: '^(0x)?[0-9a-fA-F]{64}$',

@@ -1,6 +1,7 @@
 import { join } from 'node:path'
 import { appOptionsFromConfig, migrate, openDatabase, runService } from '@genesis/common'
 import { buildApp } from './app.js'
+import { adminTokenOf } from './auth/admin-token.js'
 import { bootLogger } from './boot-logger.js'
 import { loadClaimsConfig } from './config.js'
 import { CLAIMS_DB_SETTINGS } from './db/settings.js'
@@ -23,10 +24,11 @@ const db = await openDatabase({
 })
 await migrate(db.sql, migrationsDir)
 
+const admin = await adminTokenOf(config)
 const app = await buildApp({
   sql: db.sql,
   signer,
-  adminToken: config.CLAIMS_ADMIN_TOKEN,
+  adminToken: admin.token,
   claimTtlS: config.CLAIM_TTL_S,
   kit: appOptionsFromConfig(config),
 })
@@ -34,8 +36,13 @@ app.log.info(
   { signer: signer.address, source: key.source, ...(key.path ? { keyFile: key.path } : {}) },
   `claims voucher signer: ${signer.address}`,
 )
-if (!config.CLAIMS_ADMIN_TOKEN)
+if (admin.source === 'off')
   app.log.warn('CLAIMS_ADMIN_TOKEN is not set: admin calls (granting rewards) are 401')
+else if (admin.source !== 'env')
+  app.log.warn(
+    { tokenFile: admin.path, source: admin.source },
+    `claims development admin token in ${admin.path} (CLAIMS_ADMIN_TOKEN unset, embedded database, NODE_ENV not production)`,
+  )
 
 const sweeper = startPeriodic('sweeper', config.SWEEP_INTERVAL_MS, () => sweep(db.sql), app.log)
 const providers = createProviders(config.rpcUrls)

@@ -16,8 +16,11 @@ export const collectionsConfigSchema = Type.Composite([
     COMMITTEE_ADDRESSES: Type.String({
       default: '',
       pattern: '^(\\s*0x[0-9a-fA-F]{40}\\s*(,\\s*0x[0-9a-fA-F]{40}\\s*)*)?$',
-      description: 'Comma-separated addresses of the curation committee',
+      description:
+        'Comma-separated addresses of the curation committee; empty = a development member whose key is ' +
+        'kept in DATA_DIR on the embedded database outside production, no committee otherwise',
     }),
+    NODE_ENV: Type.Optional(Type.String({ description: '`production` turns development defaults off' })),
     CHAIN_NETWORK: Type.String({ default: 'sepolia', pattern: '^[a-z0-9-]{1,32}$' }),
     COLLECTION_FACTORY_ADDRESS: AddressVar(
       'Factory that deploys collection contracts with CREATE2',

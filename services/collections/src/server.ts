@@ -2,6 +2,7 @@ import { migrate, openDatabase, runService } from '@genesis/common'
 import { buildApp } from './app.js'
 import { loadConfigOrExit } from './config.js'
 import { COLLECTIONS_DB_SETTINGS } from './db/settings.js'
+import { committeeOf } from './dev-committee.js'
 import { migrationsDir } from './paths.js'
 
 const config = loadConfigOrExit()
@@ -25,7 +26,19 @@ const db = await openDatabase({
   logger: { info: startupLog('info'), warn: startupLog('warn') },
 })
 await migrate(db.sql, migrationsDir)
-const app = await buildApp({ sql: db.sql, config, logger: { level: config.LOG_LEVEL } })
+const committee = await committeeOf(config)
+const app = await buildApp({
+  sql: db.sql,
+  config: { ...config, COMMITTEE_ADDRESSES: committee.addresses },
+  logger: { level: config.LOG_LEVEL },
+})
+if (committee.source === 'none')
+  app.log.warn('COMMITTEE_ADDRESSES is empty: nobody can read approval data or list unpublished collections')
+else if (committee.source !== 'env')
+  app.log.warn(
+    { committee: committee.addresses, keyFile: committee.path, source: committee.source },
+    `collections development committee member ${committee.addresses} (key in ${committee.path}; COMMITTEE_ADDRESSES unset, embedded database, NODE_ENV not production)`,
+  )
 const address = await runService({
   app,
   port: config.PORT,

@@ -1,11 +1,6 @@
 import { type App, Envelope, ok } from '@genesis/common'
-import { Type } from '@sinclair/typebox'
+import { SignerInfo } from '../schemas/index.js'
 import { VOUCHER_DOMAIN_NAME, VOUCHER_DOMAIN_VERSION, type VoucherSigner } from '../voucher/voucher.js'
-
-const SignerInfo = Type.Object({
-  address: Type.String({ description: 'The address that signs every voucher (lower-case)' }),
-  domain: Type.Object({ name: Type.String(), version: Type.String() }),
-})
 
 /** Public: the voucher signer's address, to configure on the RewardsDispenser contract. */
 export async function signerRoutes(app: App, options: { signer: VoucherSigner }) {

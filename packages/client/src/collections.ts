@@ -1,0 +1,124 @@
+import type {
+  AddressCollectionsQuery,
+  AddressesQuery,
+  ApprovalData,
+  Collection,
+  CollectionListQuery,
+  CollectionWrite,
+  Item,
+  ItemWrite,
+  PublishBody,
+  TosBody,
+} from '@genesis/collections/schemas'
+import type { Static } from '@sinclair/typebox'
+import { ServiceHttp, type ServiceOptions } from './http.js'
+import { type Page, pageOf, pages } from './paging.js'
+
+export type { ApprovalData, Collection, CollectionWrite, Item, ItemWrite, PublishBody, TosBody }
+export type CollectionListRequest = Partial<CollectionListQuery>
+export type AddressCollectionsRequest = Partial<Static<typeof AddressCollectionsQuery>>
+export type ContractAddressesRequest = Partial<Static<typeof AddressesQuery>>
+
+const id = (value: string) => encodeURIComponent(value)
+
+/** The collections service (`/v1`): every call but `contractAddresses` is signed with the identity. */
+export class CollectionsClient {
+  private readonly http: ServiceHttp
+
+  constructor(options: ServiceOptions) {
+    this.http = new ServiceHttp(options)
+  }
+
+  /** Committee: every collection (full view); anybody else: the published ones (public view). */
+  async listCollections(request: CollectionListRequest = {}): Promise<Page<Collection>> {
+    const answer = await this.http.request<Collection[]>({
+      method: 'GET',
+      path: '/v1/collections',
+      query: { ...request },
+      auth: 'signed',
+    })
+    return pageOf(answer.data, answer.pagination)
+  }
+
+  collectionPages(request: CollectionListRequest = {}): AsyncGenerator<Page<Collection>> {
+    return pages((r) => this.listCollections({ ...request, ...r }), request)
+  }
+
+  /** What an address owns, manages or mints for (that address or the committee). */
+  async collectionsOf(address: string, request: AddressCollectionsRequest = {}): Promise<Page<Collection>> {
+    const answer = await this.http.request<Collection[]>({
+      method: 'GET',
+      path: `/v1/${id(address)}/collections`,
+      query: { ...request },
+      auth: 'signed',
+    })
+    return pageOf(answer.data, answer.pagination)
+  }
+
+  async getCollection(collectionId: string): Promise<Collection> {
+    const path = `/v1/collections/${id(collectionId)}`
+    return (await this.http.request<Collection>({ method: 'GET', path, auth: 'signed' })).data
+  }
+
+  /** Creates (the signer becomes the owner) or updates; the service derives salt, contract and URN. */
+  async putCollection(collection: CollectionWrite): Promise<void> {
+    const path = `/v1/collections/${id(collection.id)}`
+    await this.http.request({ method: 'PUT', path, body: collection, auth: 'signed' })
+  }
+
+  async deleteCollection(collectionId: string): Promise<void> {
+    const path = `/v1/collections/${id(collectionId)}`
+    await this.http.request({ method: 'DELETE', path, auth: 'signed' })
+  }
+
+  /** Locks it until publication; answers the lock's start (ISO 8601). */
+  async lockCollection(collectionId: string): Promise<string> {
+    const path = `/v1/collections/${id(collectionId)}/lock`
+    return (await this.http.request<string>({ method: 'POST', path, auth: 'signed' })).data
+  }
+
+  async acceptTerms(collectionId: string, terms: TosBody): Promise<void> {
+    const path = `/v1/collections/${id(collectionId)}/tos`
+    await this.http.request({ method: 'POST', path, body: terms, auth: 'signed' })
+  }
+
+  /** Standard: the owner, with exactly its items. Third party: a manager, with a cheque for the items. */
+  async publish(collectionId: string, body: PublishBody): Promise<void> {
+    const path = `/v1/collections/${id(collectionId)}/publish`
+    await this.http.request({ method: 'POST', path, body, auth: 'signed' })
+  }
+
+  /** Committee only: what approving a third-party collection on chain needs. */
+  async approvalData(collectionId: string): Promise<ApprovalData> {
+    const path = `/v1/collections/${id(collectionId)}/approvalData`
+    return (await this.http.request<ApprovalData>({ method: 'GET', path, auth: 'signed' })).data
+  }
+
+  async listItems(collectionId: string): Promise<Item[]> {
+    const path = `/v1/collections/${id(collectionId)}/items`
+    return (await this.http.request<Item[]>({ method: 'GET', path, auth: 'signed' })).data
+  }
+
+  async putItem(item: ItemWrite): Promise<void> {
+    const path = `/v1/items/${id(item.id)}`
+    await this.http.request({ method: 'PUT', path, body: item, auth: 'signed' })
+  }
+
+  async deleteItem(itemId: string): Promise<void> {
+    await this.http.request({ method: 'DELETE', path: `/v1/items/${id(itemId)}`, auth: 'signed' })
+  }
+
+  /** Public (no signature): contract addresses of standard collections. */
+  async contractAddresses(request: ContractAddressesRequest = {}): Promise<Page<string>> {
+    const answer = await this.http.request<string[]>({
+      method: 'GET',
+      path: '/v1/addresses',
+      query: { ...request },
+    })
+    return pageOf(answer.data, answer.pagination)
+  }
+
+  contractAddressPages(request: ContractAddressesRequest = {}): AsyncGenerator<Page<string>> {
+    return pages((r) => this.contractAddresses({ ...request, ...r }), request)
+  }
+}

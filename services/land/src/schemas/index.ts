@@ -1,0 +1,2 @@
+export * from './queries.js'
+export * from './resources.js'
