@@ -1,6 +1,7 @@
-import { type App, Envelope, ok } from '@genesis/common'
+import { Envelope, ok, type RoutePlugin } from '@genesis/common'
 import { Type } from '@sinclair/typebox'
-import { VOUCHER_DOMAIN_NAME, VOUCHER_DOMAIN_VERSION, type VoucherSigner } from '../voucher/voucher.js'
+import type { Context } from '../context.js'
+import { VOUCHER_DOMAIN_NAME, VOUCHER_DOMAIN_VERSION } from '../voucher/voucher.js'
 
 const SignerInfo = Type.Object({
   address: Type.String({ description: 'The address that signs every voucher (lower-case)' }),
@@ -8,7 +9,7 @@ const SignerInfo = Type.Object({
 })
 
 /** Public: the voucher signer's address, to configure on the RewardsDispenser contract. */
-export async function signerRoutes(app: App, options: { signer: VoucherSigner }) {
+export const signerRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
   app.get(
     '/signer',
     {
@@ -20,7 +21,7 @@ export async function signerRoutes(app: App, options: { signer: VoucherSigner })
     },
     async () =>
       ok({
-        address: options.signer.address,
+        address: ctx.signer.address,
         domain: { name: VOUCHER_DOMAIN_NAME, version: VOUCHER_DOMAIN_VERSION },
       }),
   )
