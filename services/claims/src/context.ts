@@ -1,7 +1,7 @@
 import type { Sql } from '@genesis/common'
+import { loadSignerKey, type SignerKey } from './chain/signer-key.js'
+import { createVoucherSigner, type VoucherSigner } from './chain/voucher.js'
 import type { Config } from './config.js'
-import { loadSignerKey, type SignerKey } from './voucher/signer-key.js'
-import { createVoucherSigner, type VoucherSigner } from './voucher/voucher.js'
 
 /** Everything a route needs besides the request: built once per app, from the configuration. */
 export interface Context {

@@ -2,9 +2,9 @@ import { createLogger, openServiceDatabase, orExit, runService } from '@genesis/
 import { buildApp, SERVICE_NAME } from './app.js'
 import { loadConfig } from './config.js'
 import { CLAIMS_DB_SETTINGS } from './db/settings.js'
-import { startPeriodic } from './lifecycle/periodic.js'
-import { createProviders, createReconciler } from './lifecycle/reconciler.js'
-import { sweep } from './lifecycle/sweeper.js'
+import { startPeriodic } from './jobs/periodic.js'
+import { createProviders, createReconciler } from './jobs/reconciler.js'
+import { sweep } from './jobs/sweeper.js'
 import { migrationsDir } from './paths.js'
 
 const config = orExit(SERVICE_NAME, () => loadConfig(process.env))

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { createIdentity, type Identity, signedInject } from '@genesis/common/testing'
 import type { JsonRpcProvider } from 'ethers'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createProviders, createReconciler, type Reconciler } from '../src/lifecycle/reconciler.js'
+import { createProviders, createReconciler, type Reconciler } from '../src/jobs/reconciler.js'
 import { admin, CONTRACT, claimOf, createClaim, expire, grant, setUp, type TestContext } from './helpers.js'
 import { startJsonRpcServer } from './json-rpc-server.js'
 

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createTestDatabase, type TestDatabase } from '@genesis/common/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { SIGNER_KEY_FILE } from '../src/voucher/signer-key.js'
+import { SIGNER_KEY_FILE } from '../src/chain/signer-key.js'
 
 const packageDir = fileURLToPath(new URL('..', import.meta.url))
 let db: TestDatabase

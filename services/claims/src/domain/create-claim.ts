@@ -9,10 +9,10 @@ import {
   type UsedSignature,
 } from '@genesis/common'
 import postgres from 'postgres'
+import type { VoucherSigner } from '../chain/voucher.js'
 import { type ClaimRow, findClaim, insertClaim } from '../db/claim-transactions.js'
 import { findIdempotencyKey } from '../db/idempotency.js'
 import { rewardsToClaim } from '../db/rewards.js'
-import type { VoucherSigner } from '../voucher/voucher.js'
 
 export interface CreateClaimContext {
   sql: Sql

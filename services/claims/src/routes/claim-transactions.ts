@@ -8,10 +8,10 @@ import {
   paged,
   type RoutePlugin,
 } from '@genesis/common'
-import { actorOf, authenticate } from '../auth/caller.js'
 import type { Context } from '../context.js'
 import { findClaim, listClaims, toClaimTransaction } from '../db/claim-transactions.js'
 import { createClaim } from '../domain/create-claim.js'
+import { subjectOf } from '../domain/subject.js'
 import { changeClaim } from '../domain/transitions.js'
 import {
   ClaimParams,
@@ -21,7 +21,7 @@ import {
   ListClaimsQuery,
   PatchClaimBody,
 } from '../schemas/index.js'
-import { subjectOf } from './subject.js'
+import { actorOf, authenticate } from './caller.js'
 
 const tags = ['claim-transactions']
 

@@ -8,12 +8,12 @@ import {
   type RoutePlugin,
 } from '@genesis/common'
 import { Type } from '@sinclair/typebox'
-import { actorOf, authenticate } from '../auth/caller.js'
 import type { Context } from '../context.js'
 import { listRewards, toReward } from '../db/rewards.js'
 import { grantRewards } from '../domain/grant-rewards.js'
+import { subjectOf } from '../domain/subject.js'
 import { GrantRewardsBody, ListRewardsQuery, Reward } from '../schemas/index.js'
-import { subjectOf } from './subject.js'
+import { actorOf, authenticate } from './caller.js'
 
 const tags = ['rewards']
 

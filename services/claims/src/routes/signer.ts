@@ -1,7 +1,7 @@
 import { Envelope, ok, type RoutePlugin } from '@genesis/common'
 import { Type } from '@sinclair/typebox'
+import { VOUCHER_DOMAIN_NAME, VOUCHER_DOMAIN_VERSION } from '../chain/voucher.js'
 import type { Context } from '../context.js'
-import { VOUCHER_DOMAIN_NAME, VOUCHER_DOMAIN_VERSION } from '../voucher/voucher.js'
 
 const SignerInfo = Type.Object({
   address: Type.String({ description: 'The address that signs every voucher (lower-case)' }),
