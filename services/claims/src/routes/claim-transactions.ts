@@ -1,7 +1,6 @@
 import {
   Envelope,
   errorResponses,
-  NotFoundError,
   offsetOf,
   ok,
   PagedEnvelope,
@@ -13,6 +12,7 @@ import { findClaim, listClaims, toClaimTransaction } from '../db/claim-transacti
 import { createClaim } from '../domain/create-claim.js'
 import { subjectOf } from '../domain/subject.js'
 import { changeClaim } from '../domain/transitions.js'
+import { claimNotFound } from '../errors.js'
 import {
   ClaimParams,
   ClaimTransaction,
@@ -106,7 +106,7 @@ export const claimTransactionRoutes: RoutePlugin<Context> = async (app, { ctx })
       const claim = await findClaim(sql, request.params.id)
       // somebody else's claim reads as missing, so that its existence does not leak
       if (!claim || (actor.kind === 'user' && claim.user !== actor.address)) {
-        throw new NotFoundError(`Claim transaction ${request.params.id} not found`)
+        throw claimNotFound(request.params.id)
       }
       return ok(toClaimTransaction(claim))
     },
