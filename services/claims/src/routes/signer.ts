@@ -1,12 +1,7 @@
 import { Envelope, ok, type RoutePlugin } from '@genesis/common'
-import { Type } from '@sinclair/typebox'
 import { VOUCHER_DOMAIN_NAME, VOUCHER_DOMAIN_VERSION } from '../chain/voucher.js'
 import type { Context } from '../context.js'
-
-const SignerInfo = Type.Object({
-  address: Type.String({ description: 'The address that signs every voucher (lower-case)' }),
-  domain: Type.Object({ name: Type.String(), version: Type.String() }),
-})
+import { SignerInfo } from '../schemas/index.js'
 
 /** Public: the voucher signer's address, to configure on the RewardsDispenser contract. */
 export const signerRoutes: RoutePlugin<Context> = async (app, { ctx }) => {

@@ -1,0 +1,6 @@
+import { Type } from '@sinclair/typebox'
+
+export const SignerInfo = Type.Object({
+  address: Type.String({ description: 'The address that signs every voucher (lower-case)' }),
+  domain: Type.Object({ name: Type.String(), version: Type.String() }),
+})
