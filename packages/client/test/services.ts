@@ -1,7 +1,7 @@
 import { buildApp as buildClaims } from '@genesis/claims/app'
 import { CLAIMS_DB_SETTINGS } from '@genesis/claims/db/settings'
 import { migrationsDir as claimsMigrations } from '@genesis/claims/paths'
-import { createVoucherSigner } from '@genesis/claims/voucher/voucher'
+import { loadConfig as loadClaimsConfig } from '@genesis/claims/config'
 import { buildApp as buildCollections } from '@genesis/collections/app'
 import { type CollectionsConfig, loadConfig as loadCollectionsConfig } from '@genesis/collections/config'
 import { COLLECTIONS_DB_SETTINGS } from '@genesis/collections/db/settings'
@@ -52,11 +52,11 @@ export async function startServices(
     if (which.claims) {
       const db = await createTestDatabase({ settings: CLAIMS_DB_SETTINGS })
       await migrate(db.sql, claimsMigrations)
-      const app = await buildClaims({
-        sql: db.sql,
-        signer: createVoucherSigner(Wallet.createRandom().privateKey),
-        adminToken: ADMIN_TOKEN,
+      const config = loadClaimsConfig({
+        CLAIMS_SIGNER_PRIVATE_KEY: Wallet.createRandom().privateKey,
+        CLAIMS_ADMIN_TOKEN: ADMIN_TOKEN,
       })
+      const app = await buildClaims({ sql: db.sql, config })
       parts.push({ app, db })
       urls.claims = await listen(app)
     }

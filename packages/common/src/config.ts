@@ -63,3 +63,14 @@ export function loadConfig<T extends TObject>(schema: T, env: NodeJS.ProcessEnv 
   )
   throw new ConfigError(problems)
 }
+
+/** For a process entry (`server.ts`, `migrate.ts`): a bad environment prints every problem and exits 1. */
+export function orExit<T>(service: string, load: () => T): T {
+  try {
+    return load()
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error
+    console.error(`${service}: ${error.message}`)
+    process.exit(1)
+  }
+}

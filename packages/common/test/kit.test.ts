@@ -1,5 +1,6 @@
 import { gunzipSync } from 'node:zlib'
 import { Type } from '@sinclair/typebox'
+import pino from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type App, BadRequestError, createApp, migrate, ok } from '../src/index.js'
 import { createIdentity, createTestDatabase, signedHeaders, type TestDatabase } from '../src/testing/index.js'
@@ -323,7 +324,7 @@ describe('request logs', () => {
       name: 'logs',
       version: '0.0.0',
       sql: db.sql,
-      logger: { level, stream: { write: (line: string) => lines.push(JSON.parse(line)) } },
+      logger: pino({ level }, { write: (line: string) => lines.push(JSON.parse(line)) }),
     })
     logging.get('/note', async (request) => {
       request.log.warn({ thing: 1 }, 'noted')

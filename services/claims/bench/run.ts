@@ -13,10 +13,10 @@ import { createSql, migrate, verifySignedFetch } from '@genesis/common'
 import { createIdentity, type Identity, signedHeaders } from '@genesis/common/testing'
 import autocannon from 'autocannon'
 import { keccak256, Wallet } from 'ethers'
+import { claimInterface, createVoucherSigner, VOUCHER_TYPES, voucherDomain } from '../src/chain/voucher.js'
 import { CLAIMS_DB_SETTINGS } from '../src/db/settings.js'
 import { createClaim } from '../src/domain/create-claim.js'
 import { migrationsDir } from '../src/paths.js'
-import { claimInterface, createVoucherSigner, VOUCHER_TYPES, voucherDomain } from '../src/voucher/voucher.js'
 
 const CONNECTIONS = 50
 const CLAIMS = Number(process.env.BENCH_CLAIMS ?? 10_000)

@@ -8,8 +8,8 @@ import { randomUUID } from 'node:crypto'
 import { createSql } from '@genesis/common'
 import Fastify from 'fastify'
 import { buildApp } from '../src/app.js'
+import { loadConfig } from '../src/config.js'
 import { CLAIMS_DB_SETTINGS } from '../src/db/settings.js'
-import { createVoucherSigner } from '../src/voucher/voucher.js'
 
 const mode = process.argv[2]
 const url = process.env.DATABASE_URL
@@ -18,13 +18,14 @@ if (!url || !process.send) throw new Error('serve.ts runs as a child of bench/ru
 const sql = createSql(url, mode === 'claims' ? { settings: CLAIMS_DB_SETTINGS } : {})
 
 async function claimsApp() {
-  return buildApp({
-    sql,
-    signer: createVoucherSigner(process.env.CLAIMS_SIGNER_PRIVATE_KEY!),
-    adminToken: process.env.CLAIMS_ADMIN_TOKEN,
-    claimTtlS: 3600,
-    kit: { logger: false, rateLimitMax: 0 },
+  // no logger (silent) and no rate limit, as before
+  const config = loadConfig({
+    CLAIMS_SIGNER_PRIVATE_KEY: process.env.CLAIMS_SIGNER_PRIVATE_KEY,
+    CLAIMS_ADMIN_TOKEN: process.env.CLAIMS_ADMIN_TOKEN,
+    CLAIM_TTL_S: '3600',
+    RATE_LIMIT_MAX: '0',
   })
+  return buildApp({ sql, config })
 }
 
 async function baselineApp() {

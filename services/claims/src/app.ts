@@ -1,41 +1,35 @@
-import { type App, type CreateAppOptions, createApp, type Sql } from '@genesis/common'
-import { claimTransactionRoutes } from './routes/claim-transactions.js'
-import { rewardRoutes } from './routes/rewards.js'
-import { signerRoutes } from './routes/signer.js'
-import type { VoucherSigner } from './voucher/voucher.js'
+import { type App, type AppOptions, appOptionsFromConfig, createApp } from '@genesis/common'
+import type { Config } from './config.js'
+import { type Context, createContext } from './context.js'
+import { routes } from './routes/index.js'
 
 export const SERVICE_NAME = 'claims'
 export const SERVICE_VERSION = '1.0.0'
 
-export interface BuildAppOptions {
-  sql: Sql
-  signer: VoucherSigner
-  /** CLAIMS_ADMIN_TOKEN; undefined turns admin calls off (401). */
-  adminToken?: string | undefined
-  /** CLAIM_TTL_S: seconds from creation to expires_at. */
-  claimTtlS?: number
-  /** Kit options (logger, CORS, rate limit, signed-fetch age, …). */
-  kit?: Omit<CreateAppOptions, 'name' | 'version' | 'sql'>
-}
-
-/** The claims app with every route registered under /api; no listen, no environment. */
-export async function buildApp(options: BuildAppOptions): Promise<App> {
+/** The claims app with every route registered under /api; no listen, no environment, no background jobs. */
+export async function buildApp({ sql, config, logger, context }: AppOptions<Config, Context>): Promise<App> {
+  const ctx = await createContext(sql, config, context)
   const app = await createApp({
     name: SERVICE_NAME,
     version: SERVICE_VERSION,
     description: 'Rewards and claim transactions: EIP-712 vouchers for the RewardsDispenser contract',
-    sql: options.sql,
-    ...options.kit,
+    sql,
+    logger,
+    ...appOptionsFromConfig(config),
   })
-  app.decorateRequest('actor', null)
-  const routes = { sql: options.sql, signer: options.signer, adminToken: options.adminToken }
-  await app.register(
-    async (api) => {
-      await claimTransactionRoutes(api, { ...routes, claimTtlS: options.claimTtlS ?? 3600 })
-      await rewardRoutes(api, routes)
-      await signerRoutes(api, routes)
-    },
-    { prefix: '/api' },
+  await app.register(routes, { prefix: '/api', ctx })
+  // the address to configure on the contract, and where its key came from
+  app.log.info(
+    { signer: ctx.signer.address, ...ctx.signerKey },
+    `claims voucher signer: ${ctx.signer.address}`,
   )
+  if (ctx.admin.source === 'off') {
+    app.log.warn('CLAIMS_ADMIN_TOKEN is not set: admin calls (granting rewards) are 401')
+  } else if (ctx.admin.source !== 'env') {
+    app.log.warn(
+      { tokenFile: ctx.admin.path, source: ctx.admin.source },
+      `claims development admin token in ${ctx.admin.path} (CLAIMS_ADMIN_TOKEN unset, embedded database, NODE_ENV not production)`,
+    )
+  }
   return app
 }

@@ -1,8 +1,8 @@
-import { baseConfigSchema, ConfigError, loadConfig } from '@genesis/common'
+import { baseConfigSchema, ConfigError, loadConfig as loadSchema } from '@genesis/common'
 import { type Static, Type } from '@sinclair/typebox'
 import { CHAIN_IDS } from './schemas/primitives.js'
 
-export const claimsConfigSchema = Type.Composite([
+export const configSchema = Type.Composite([
   baseConfigSchema({ service: 'claims', port: 3001 }),
   Type.Object({
     CLAIMS_ADMIN_TOKEN: Type.Optional(
@@ -28,14 +28,14 @@ export const claimsConfigSchema = Type.Composite([
   }),
 ])
 
-export type ClaimsConfig = Static<typeof claimsConfigSchema> & {
+export type Config = Static<typeof configSchema> & {
   /** RPC_URL_<chain_id> → URL, for the reconciler. */
   rpcUrls: Map<string, string>
 }
 
 const RPC_PREFIX = 'RPC_URL_'
 
-/** RPC_URL_<chain_id> variables: the chain must be one of the spec's, the URL http(s) or ws(s). */
+/** RPC_URL_<chain_id> variables: the chain must be one of the spec's, the URL http(s). */
 export function parseRpcUrls(env: NodeJS.ProcessEnv): Map<string, string> {
   const urls = new Map<string, string>()
   const problems: string[] = []
@@ -53,7 +53,7 @@ export function parseRpcUrls(env: NodeJS.ProcessEnv): Map<string, string> {
 }
 
 /** Reads and checks the environment once; every problem of both parts is listed in one ConfigError. */
-export function loadClaimsConfig(env: NodeJS.ProcessEnv = process.env): ClaimsConfig {
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const problems: string[] = []
   const attempt = <T>(read: () => T): T | undefined => {
     try {
@@ -64,7 +64,7 @@ export function loadClaimsConfig(env: NodeJS.ProcessEnv = process.env): ClaimsCo
       return undefined
     }
   }
-  const base = attempt(() => loadConfig(claimsConfigSchema, env))
+  const base = attempt(() => loadSchema(configSchema, env))
   const rpcUrls = attempt(() => parseRpcUrls(env))
   if (!base || !rpcUrls) throw new ConfigError(problems)
   return { ...base, rpcUrls }

@@ -1,70 +1,37 @@
-import { join } from 'node:path'
-import { appOptionsFromConfig, migrate, openDatabase, runService } from '@genesis/common'
-import { buildApp } from './app.js'
-import { adminTokenOf } from './auth/admin-token.js'
-import { bootLogger } from './boot-logger.js'
-import { loadClaimsConfig } from './config.js'
+import { createLogger, openServiceDatabase, orExit, runService } from '@genesis/common'
+import { buildApp, SERVICE_NAME } from './app.js'
+import { loadConfig } from './config.js'
 import { CLAIMS_DB_SETTINGS } from './db/settings.js'
-import { startPeriodic } from './lifecycle/periodic.js'
-import { createProviders, createReconciler } from './lifecycle/reconciler.js'
-import { sweep } from './lifecycle/sweeper.js'
+import { startPeriodic } from './jobs/periodic.js'
+import { createProviders, createReconciler } from './jobs/reconciler.js'
+import { sweep } from './jobs/sweeper.js'
 import { migrationsDir } from './paths.js'
-import { loadSignerKey } from './voucher/signer-key.js'
-import { createVoucherSigner } from './voucher/voucher.js'
 
-const config = loadClaimsConfig(process.env)
-const key = await loadSignerKey({ privateKey: config.CLAIMS_SIGNER_PRIVATE_KEY, dataDir: config.DATA_DIR })
-const signer = createVoucherSigner(key.privateKey)
-const db = await openDatabase({
-  databaseUrl: config.DATABASE_URL,
-  dataDir: join(config.DATA_DIR, 'pglite'),
-  service: 'claims',
-  logger: bootLogger,
+const config = orExit(SERVICE_NAME, () => loadConfig(process.env))
+const logger = createLogger(SERVICE_NAME, config)
+const db = await openServiceDatabase({
+  service: SERVICE_NAME,
+  config,
+  migrationsDir,
   settings: CLAIMS_DB_SETTINGS,
+  logger,
 })
-await migrate(db.sql, migrationsDir)
+const app = await buildApp({ sql: db.sql, config, logger })
 
-const admin = await adminTokenOf(config)
-const app = await buildApp({
-  sql: db.sql,
-  signer,
-  adminToken: admin.token,
-  claimTtlS: config.CLAIM_TTL_S,
-  kit: appOptionsFromConfig(config),
-})
-app.log.info(
-  { signer: signer.address, source: key.source, ...(key.path ? { keyFile: key.path } : {}) },
-  `claims voucher signer: ${signer.address}`,
-)
-if (admin.source === 'off')
-  app.log.warn('CLAIMS_ADMIN_TOKEN is not set: admin calls (granting rewards) are 401')
-else if (admin.source !== 'env')
-  app.log.warn(
-    { tokenFile: admin.path, source: admin.source },
-    `claims development admin token in ${admin.path} (CLAIMS_ADMIN_TOKEN unset, embedded database, NODE_ENV not production)`,
-  )
-
-const sweeper = startPeriodic('sweeper', config.SWEEP_INTERVAL_MS, () => sweep(db.sql), app.log)
+const sweeper = startPeriodic('sweeper', config.SWEEP_INTERVAL_MS, () => sweep(db.sql), logger)
 const providers = createProviders(config.rpcUrls)
 const reconciler = createReconciler({
   sql: db.sql,
   providers,
-  logger: app.log,
+  logger,
   graceS: config.RECONCILE_GRACE_S,
 })
-const reconciling = startPeriodic(
-  'reconciler',
-  config.RECONCILE_INTERVAL_MS,
-  () => reconciler.tick(),
-  app.log,
-)
-if (providers.size > 0) app.log.info({ chains: [...providers.keys()] }, 'reconciler: watching pending claims')
+const reconciling = startPeriodic('reconciler', config.RECONCILE_INTERVAL_MS, () => reconciler.tick(), logger)
+if (providers.size > 0) logger.info({ chains: [...providers.keys()] }, 'reconciler: watching pending claims')
 
 await runService({
   app,
-  port: config.PORT,
-  host: config.HOST,
-  shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+  config,
   onClose: async () => {
     await Promise.all([sweeper.stop(), reconciling.stop()])
     for (const provider of providers.values()) provider.destroy()

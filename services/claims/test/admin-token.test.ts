@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { adminTokenOf, DEV_ADMIN_TOKEN_FILE } from '../src/auth/admin-token.js'
+import { adminTokenOf, DEV_ADMIN_TOKEN_FILE } from '../src/domain/admin-token.js'
 
 let dataDir: string
 beforeEach(async () => {

@@ -1,4 +1,14 @@
+import { mkdtemp, readdir, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { startTestService } from '@genesis/common/testing'
+import { Wallet } from 'ethers'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildApp } from '../src/app.js'
+import { createVoucherSigner } from '../src/chain/voucher.js'
+import { loadConfig } from '../src/config.js'
+import { CLAIMS_DB_SETTINGS } from '../src/db/settings.js'
+import { migrationsDir } from '../src/paths.js'
 import { setUp, type TestContext } from './helpers.js'
 
 let t: TestContext
@@ -35,5 +45,30 @@ describe('the app', () => {
     })
     expect(preflight.statusCode).toBe(204)
     expect(preflight.headers['access-control-allow-methods']).toMatch(/PATCH/)
+  })
+})
+
+describe('buildApp', () => {
+  it('signs with the signer handed in through context, and then reads no key from DATA_DIR', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'claims-context-'))
+    const wallet = Wallet.createRandom()
+    const service = await startTestService({
+      migrationsDir,
+      settings: CLAIMS_DB_SETTINGS,
+      build: (sql) =>
+        buildApp({
+          sql,
+          config: loadConfig({ DATA_DIR: dataDir }),
+          context: { signer: createVoucherSigner(wallet.privateKey) },
+        }),
+    })
+    try {
+      const response = await service.app.inject({ method: 'GET', url: '/api/signer' })
+      expect(response.json().data.address).toBe(wallet.address.toLowerCase())
+      expect(await readdir(dataDir)).toEqual([])
+    } finally {
+      await service.close()
+      await rm(dataDir, { recursive: true, force: true })
+    }
   })
 })

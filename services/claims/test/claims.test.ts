@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { createIdentity, type Identity, signedHeaders, signedInject } from '@genesis/common/testing'
 import { keccak256, verifyTypedData } from 'ethers'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { claimIdToBytes32, claimInterface, VOUCHER_TYPES } from '../src/voucher/voucher.js'
+import { claimIdToBytes32, claimInterface, VOUCHER_TYPES } from '../src/chain/voucher.js'
 import {
   admin,
   CONTRACT,

@@ -1,10 +1,10 @@
 import { ConfigError } from '@genesis/common'
 import { describe, expect, it } from 'vitest'
-import { loadClaimsConfig, parseRpcUrls } from '../src/config.js'
+import { loadConfig, parseRpcUrls } from '../src/config.js'
 
 describe('configuration', () => {
   it('has the defaults of DESIGN §4', () => {
-    const config = loadClaimsConfig({})
+    const config = loadConfig({})
     expect(config.PORT).toBe(3001)
     expect(config.CLAIM_TTL_S).toBe(3600)
     expect(config.CLAIMS_ADMIN_TOKEN).toBeUndefined()
@@ -26,7 +26,7 @@ describe('configuration', () => {
   it('lists every bad variable in one error', () => {
     let error: unknown
     try {
-      loadClaimsConfig({
+      loadConfig({
         CLAIM_TTL_S: 'soon',
         CLAIMS_ADMIN_TOKEN: 'short',
         RPC_URL_999: 'https://x',

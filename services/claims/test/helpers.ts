@@ -1,46 +1,46 @@
 import { randomUUID } from 'node:crypto'
-import { type App, migrate } from '@genesis/common'
-import { createTestDatabase, type Identity, signedInject, type TestDatabase } from '@genesis/common/testing'
+import type { App } from '@genesis/common'
+import {
+  type Identity,
+  signedInject,
+  startTestService,
+  type TestDatabase,
+  type TestService,
+} from '@genesis/common/testing'
 import { Wallet } from 'ethers'
 import { buildApp } from '../src/app.js'
+import { loadConfig } from '../src/config.js'
 import { CLAIMS_DB_SETTINGS } from '../src/db/settings.js'
 import { migrationsDir } from '../src/paths.js'
 import type { ClaimTransaction, Reward } from '../src/schemas/index.js'
-import { createVoucherSigner } from '../src/voucher/voucher.js'
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef'
 export const CONTRACT = '0x1111111111111111111111111111111111111111'
 export const OTHER_CONTRACT = '0x2222222222222222222222222222222222222222'
 
-export interface TestContext {
-  db: TestDatabase
-  app: App
+export interface TestContext extends TestService {
   /** The service's voucher key, so that tests can check what it signed. */
   signerWallet: Wallet
-  close(): Promise<void>
 }
 
+/** The service on a fresh database, configured as from the environment (the signer key included). */
 export async function setUp(
   options: { claimTtlS?: number; adminToken?: string | undefined } = {},
 ): Promise<TestContext> {
-  const db = await createTestDatabase({ settings: CLAIMS_DB_SETTINGS })
-  await migrate(db.sql, migrationsDir)
   const signerWallet = Wallet.createRandom() as unknown as Wallet
-  const app = await buildApp({
-    sql: db.sql,
-    signer: createVoucherSigner(signerWallet.privateKey),
-    adminToken: 'adminToken' in options ? options.adminToken : ADMIN_TOKEN,
-    claimTtlS: options.claimTtlS ?? 3600,
+  const config = loadConfig({
+    CLAIMS_SIGNER_PRIVATE_KEY: signerWallet.privateKey,
+    CLAIMS_ADMIN_TOKEN: 'adminToken' in options ? options.adminToken : ADMIN_TOKEN,
+    CLAIM_TTL_S: String(options.claimTtlS ?? 3600),
+    // a deployment: no development admin token stands in for a missing CLAIMS_ADMIN_TOKEN
+    NODE_ENV: 'production',
   })
-  return {
-    db,
-    app,
-    signerWallet,
-    close: async () => {
-      await app.close()
-      await db.drop()
-    },
-  }
+  const service = await startTestService({
+    migrationsDir,
+    settings: CLAIMS_DB_SETTINGS,
+    build: (sql) => buildApp({ sql, config }),
+  })
+  return { ...service, signerWallet }
 }
 
 export const admin = { authorization: `Bearer ${ADMIN_TOKEN}` }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { createIdentity, type Identity, signedInject } from '@genesis/common/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { sweep } from '../src/lifecycle/sweeper.js'
+import { sweep } from '../src/jobs/sweeper.js'
 import { admin, claimOf, createClaim, expire, grantMany, setUp, type TestContext } from './helpers.js'
 
 let t: TestContext

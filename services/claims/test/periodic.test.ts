@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { startPeriodic } from '../src/lifecycle/periodic.js'
+import { startPeriodic } from '../src/jobs/periodic.js'
 
 describe('startPeriodic', () => {
   it('never overlaps runs, survives a failed run, and stop() waits for the run in progress', async () => {

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createTestDatabase, type TestDatabase } from '@genesis/common/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { SIGNER_KEY_FILE } from '../src/voucher/signer-key.js'
+import { SIGNER_KEY_FILE } from '../src/chain/signer-key.js'
 
 const packageDir = fileURLToPath(new URL('..', import.meta.url))
 let db: TestDatabase
@@ -47,8 +47,9 @@ function startServer(env: Record<string, string>): Promise<Started> {
       for (const part of parts) {
         const line = JSON.parse(part) as Record<string, unknown>
         lines.push(line)
-        const match = /Server listening at (http:\/\/\S+)/.exec(String(line.msg))
-        if (match) resolve({ child, lines, baseUrl: match[1]! })
+        // runService's line, in the shape of every service's logs
+        if (line.msg === 'listening' && typeof line.address === 'string')
+          resolve({ child, lines, baseUrl: line.address })
       }
     })
     child.on('exit', (code) => reject(new Error(`server exited with ${code}: ${stderr}`)))

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Wallet } from 'ethers'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { loadSignerKey, SIGNER_KEY_FILE } from '../src/voucher/signer-key.js'
+import { loadSignerKey, SIGNER_KEY_FILE } from '../src/chain/signer-key.js'
 
 let dir: string
 beforeAll(async () => {

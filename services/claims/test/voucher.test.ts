@@ -6,7 +6,7 @@ import {
   createVoucherSigner,
   VOUCHER_TYPES,
   voucherDomain,
-} from '../src/voucher/voucher.js'
+} from '../src/chain/voucher.js'
 
 const wallet = Wallet.createRandom()
 const signer = createVoucherSigner(wallet.privateKey)

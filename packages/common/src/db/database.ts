@@ -19,12 +19,6 @@ export type Sql = ReturnType<typeof postgres>
 /** PostgreSQL settings every connection of a pool starts with (sent at connect, e.g. plan_cache_mode). */
 export type SessionSettings = Record<string, string>
 
-export interface Logger {
-  info(msg: string): void
-  info(obj: object, msg: string): void
-  warn(msg: string): void
-}
-
 export interface Database {
   sql: Sql
   url: string
@@ -38,7 +32,8 @@ export interface OpenDatabaseOptions {
   /** Where the embedded PostgreSQL keeps its data when no databaseUrl is given. */
   dataDir: string
   service: string
-  logger?: Logger
+  /** Where the one line about the embedded default goes. */
+  logger?: { info(msg: string): void }
   /** Pool size on a real PostgreSQL (the embedded one gets a single connection). */
   max?: number
   settings?: SessionSettings

@@ -7,7 +7,6 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
-  type FastifyServerOptions,
   type RawReplyDefaultExpression,
   type RawRequestDefaultExpression,
   type RawServerDefault,
@@ -49,8 +48,8 @@ export interface CreateAppOptions {
   version: string
   description?: string
   sql: Sql
-  /** Pino options, or false (the default, used by tests) for no logs. */
-  logger?: FastifyServerOptions['logger']
+  /** The process logger (`createLogger`); omitted (tests), the app logs nothing. */
+  logger?: FastifyBaseLogger
   /** `*` or a comma-separated list of origins. */
   corsOrigins?: string
   bodyLimit?: number
@@ -76,7 +75,6 @@ const ALLOWED_HEADERS = [
 
 /** The kit options that come straight from the base configuration. */
 export const appOptionsFromConfig = (config: BaseConfig) => ({
-  logger: { level: config.LOG_LEVEL },
   corsOrigins: config.CORS_ORIGINS,
   bodyLimit: config.BODY_LIMIT,
   rateLimitMax: config.RATE_LIMIT_MAX,
@@ -92,7 +90,7 @@ export const appOptionsFromConfig = (config: BaseConfig) => ({
  */
 export async function createApp(options: CreateAppOptions): Promise<App> {
   const app = Fastify({
-    logger: options.logger ?? false,
+    ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
     bodyLimit: options.bodyLimit ?? 1_048_576,
     trustProxy: options.trustProxy ?? false,
     requestIdHeader: 'x-request-id',

@@ -1,13 +1,12 @@
 import closeWithGrace from 'close-with-grace'
+import type { BaseConfig } from '../config.js'
 import type { App } from './create-app.js'
 
 export interface RunServiceOptions {
   app: App
-  port: number
-  host: string
-  /** After this long the process exits with 1 even if requests are still in flight. */
-  shutdownTimeoutMs?: number
-  /** Runs after the HTTP server has drained: close the database here. */
+  /** PORT, HOST, and SHUTDOWN_TIMEOUT_MS: past it the process exits with 1 even with requests in flight. */
+  config: Pick<BaseConfig, 'PORT' | 'HOST' | 'SHUTDOWN_TIMEOUT_MS'>
+  /** Runs after the HTTP server has drained: stop background work, then close the database. */
   onClose?: () => Promise<void>
 }
 
@@ -19,7 +18,7 @@ export async function runService(options: RunServiceOptions): Promise<string> {
   const { app } = options
   closeWithGrace(
     {
-      delay: options.shutdownTimeoutMs ?? 10_000,
+      delay: options.config.SHUTDOWN_TIMEOUT_MS,
       logger: { error: (message: unknown) => app.log.error(message) },
     },
     async ({ signal, err }) => {
@@ -30,5 +29,7 @@ export async function runService(options: RunServiceOptions): Promise<string> {
       app.log.info('shutdown complete')
     },
   )
-  return app.listen({ port: options.port, host: options.host })
+  const address = await app.listen({ port: options.config.PORT, host: options.config.HOST })
+  app.log.info({ address }, 'listening')
+  return address
 }

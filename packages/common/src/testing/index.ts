@@ -1,2 +1,3 @@
 export * from './database.js'
 export * from './identity.js'
+export * from './service.js'

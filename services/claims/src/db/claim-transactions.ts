@@ -1,7 +1,6 @@
-import { recordSignature, type Sql, type UsedSignature } from '@genesis/common'
+import { type Queryable, recordSignature, type Sql, type UsedSignature } from '@genesis/common'
 import type { ClaimTransaction } from '../schemas/claim-transaction.js'
 import type { ChainIdValue, ClaimStatus } from '../schemas/primitives.js'
-import type { Queryable } from './queryable.js'
 
 /** A claim as read through claim_transactions_current: status and updated_at already account for expiry. */
 export interface ClaimRow {

@@ -1,4 +1,4 @@
-import type { Queryable } from './queryable.js'
+import type { Queryable } from '@genesis/common'
 
 /** Keys are kept this long; a retry after that creates a new claim. */
 export const IDEMPOTENCY_KEY_TTL_HOURS = 24

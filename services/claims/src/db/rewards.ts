@@ -1,6 +1,6 @@
+import type { Queryable } from '@genesis/common'
 import type { ChainIdValue } from '../schemas/primitives.js'
 import type { Reward } from '../schemas/reward.js'
-import type { Queryable } from './queryable.js'
 
 /** A reward as read through rewards_current: claimable and its live claim, if any. */
 export interface RewardRow {

@@ -1,7 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto'
 import {
   BadRequestError,
-  ConflictError,
   HttpError,
   replayRefused,
   type Sql,
@@ -9,10 +8,17 @@ import {
   type UsedSignature,
 } from '@genesis/common'
 import postgres from 'postgres'
+import type { VoucherSigner } from '../chain/voucher.js'
 import { type ClaimRow, findClaim, insertClaim } from '../db/claim-transactions.js'
 import { findIdempotencyKey } from '../db/idempotency.js'
 import { rewardsToClaim } from '../db/rewards.js'
-import type { VoucherSigner } from '../voucher/voucher.js'
+import {
+  idempotencyKeyReused,
+  mixedRewards,
+  rewardAlreadyClaimed,
+  rewardNotFound,
+  rewardsChanged,
+} from '../errors.js'
 
 export interface CreateClaimContext {
   sql: Sql
@@ -97,23 +103,17 @@ async function create(context: CreateClaimContext, request: CreateClaimRequest):
   const byId = new Map(found.map((reward) => [reward.id, reward]))
   const missing = rewardIds.filter((id) => !byId.has(id))
   if (missing.length > 0) {
-    throw new BadRequestError(`Rewards not found: ${missing.join(', ')}`, {
-      code: 'reward_not_found',
-      data: { rewards: missing },
-    })
+    throw rewardNotFound(missing)
   }
   const ordered = rewardIds.map((id) => byId.get(id)!)
 
   const chains = [...new Set(ordered.map((reward) => reward.chain_id))]
   const contracts = [...new Set(ordered.map((reward) => reward.contract))]
   if (chains.length > 1 || contracts.length > 1) {
-    throw new BadRequestError('All rewards of one claim must share chain_id and contract', {
-      code: 'mixed_rewards',
-      data: { chain_ids: chains, contracts },
-    })
+    throw mixedRewards(chains, contracts)
   }
   const taken = ordered.filter((reward) => reward.live_claim_id !== null).map((reward) => reward.id)
-  if (taken.length > 0) return lostTo(alreadyClaimed(taken))
+  if (taken.length > 0) return lostTo(rewardAlreadyClaimed(taken))
 
   const claimId = randomUUID()
   const expiresAt = Math.floor(Date.now() / 1000) + context.ttlS
@@ -144,7 +144,7 @@ async function create(context: CreateClaimContext, request: CreateClaimRequest):
     throw written.outcome === 'replayed' ? replayRefused() : rewardsChanged()
   } catch (error) {
     const state = sqlState(error)
-    if (state === LIVE_CLAIM_GUARD) return lostTo(alreadyClaimed())
+    if (state === LIVE_CLAIM_GUARD) return lostTo(rewardAlreadyClaimed())
     if (state === UNIQUE_VIOLATION && idempotency) return lostTo(error as Error)
     if (state === HALF_WRITTEN || state === DEADLOCK) throw rewardsChanged()
     throw error
@@ -160,24 +160,9 @@ async function earlierClaim(
   const earlier = await findIdempotencyKey(sql, user, idempotency.key)
   if (!earlier) return undefined
   if (earlier.requestHash !== idempotency.requestHash) {
-    throw new ConflictError('This Idempotency-Key was already used with a different body', {
-      code: 'idempotency_key_reused',
-      data: { claim_transaction_id: earlier.claimId },
-    })
+    throw idempotencyKeyReused(earlier.claimId)
   }
   return { claim: (await findClaim(sql, earlier.claimId))!, replayed: true }
-}
-
-const rewardsChanged = () =>
-  new ConflictError('The rewards changed while the claim was made; retry', { code: 'conflict' })
-
-function alreadyClaimed(rewards?: string[]): BadRequestError {
-  return rewards
-    ? new BadRequestError(`Rewards already in a live claim: ${rewards.join(', ')}`, {
-        code: 'reward_already_claimed',
-        data: { rewards },
-      })
-    : new BadRequestError('A reward is already in a live claim', { code: 'reward_already_claimed' })
 }
 
 function refuseDuplicates(ids: string[]) {

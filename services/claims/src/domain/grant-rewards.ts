@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
-import { BadRequestError, ConflictError, type Sql } from '@genesis/common'
+import { BadRequestError, type Sql } from '@genesis/common'
 import { findRewards, insertRewards, type NewReward, type RewardRow } from '../db/rewards.js'
+import { rewardIdConflict } from '../errors.js'
 import { type RewardGrant, UINT256_MAX } from '../schemas/index.js'
 
 /**
@@ -21,10 +22,7 @@ export async function grantRewards(sql: Sql, grants: RewardGrant[]): Promise<Rew
       (reward) => !inserted.has(reward.id) && !sameGrant(byId.get(reward.id)!, reward),
     )
     if (conflicting.length > 0) {
-      throw new ConflictError(
-        `Reward ids already granted with different content: ${conflicting.map((r) => r.id).join(', ')}`,
-        { code: 'reward_id_conflict', data: { rewards: conflicting.map((reward) => reward.id) } },
-      )
+      throw rewardIdConflict(conflicting.map((reward) => reward.id))
     }
     return rewards.map((reward) => byId.get(reward.id)!)
   })

@@ -1,6 +1,6 @@
-import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, type Sql } from '@genesis/common'
-import postgres from 'postgres'
+import { BadRequestError, ForbiddenError, type Sql, uniqueViolation } from '@genesis/common'
 import { type ClaimRow, lockClaim, setClaimStatus } from '../db/claim-transactions.js'
+import { claimNotFound, invalidTransition, transactionHashInUse } from '../errors.js'
 import type { ClaimStatus } from '../schemas/primitives.js'
 
 export type Actor = { kind: 'admin' } | { kind: 'user'; address: string }
@@ -46,9 +46,6 @@ function isNoOp(claim: ClaimRow, target: ClaimStatus, transactionHash: string | 
   )
 }
 
-/** The Postgres unique index claim_transactions_transaction_hash (one transaction settles one claim). */
-const UNIQUE_VIOLATION = '23505'
-
 /**
  * PATCH /api/claim-transactions/:id. The claim is locked while its status is read and changed, so that
  * concurrent changes (owner, operator, reconciler) apply one after the other.
@@ -65,23 +62,17 @@ export async function changeClaim(
     return await sql.begin(async (tx) => {
       const claim = await lockClaim(tx, id)
       if (!claim || (actor.kind === 'user' && claim.user !== actor.address)) {
-        throw new NotFoundError(`Claim transaction ${id} not found`)
+        throw claimNotFound(id)
       }
       if (isNoOp(claim, target, transactionHash)) return claim
       if (!NEXT[claim.status].includes(target)) {
-        throw new ConflictError(`A ${claim.status} claim cannot become ${target}`, {
-          code: 'invalid_transition',
-          data: { from: claim.status, to: target },
-        })
+        throw invalidTransition(claim.status, target)
       }
       return setClaimStatus(tx, id, { status: target, transactionHash: transactionHash ?? null })
     })
   } catch (error) {
-    if (error instanceof postgres.PostgresError && error.code === UNIQUE_VIOLATION) {
-      throw new ConflictError('This transaction hash was already reported for another claim', {
-        code: 'transaction_hash_in_use',
-      })
-    }
+    // the unique index claim_transactions_transaction_hash: one transaction settles one claim
+    if (uniqueViolation(error)) throw transactionHashInUse()
     throw error
   }
 }

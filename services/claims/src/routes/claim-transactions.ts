@@ -1,18 +1,18 @@
 import {
-  type App,
   Envelope,
-  ErrorEnvelope,
-  NotFoundError,
+  errorResponses,
   offsetOf,
   ok,
   PagedEnvelope,
   paged,
-  type Sql,
+  type RoutePlugin,
 } from '@genesis/common'
-import { actorOf, authenticate } from '../auth/caller.js'
+import type { Context } from '../context.js'
 import { findClaim, listClaims, toClaimTransaction } from '../db/claim-transactions.js'
 import { createClaim } from '../domain/create-claim.js'
+import { subjectOf } from '../domain/subject.js'
 import { changeClaim } from '../domain/transitions.js'
+import { claimNotFound } from '../errors.js'
 import {
   ClaimParams,
   ClaimTransaction,
@@ -21,22 +21,13 @@ import {
   ListClaimsQuery,
   PatchClaimBody,
 } from '../schemas/index.js'
-import type { VoucherSigner } from '../voucher/voucher.js'
-import { subjectOf } from './subject.js'
-
-export interface ClaimRoutesOptions {
-  sql: Sql
-  signer: VoucherSigner
-  claimTtlS: number
-  adminToken: string | undefined
-}
+import { actorOf, authenticate } from './caller.js'
 
 const tags = ['claim-transactions']
-const errors = { '4xx': ErrorEnvelope, '5xx': ErrorEnvelope }
 
-export async function claimTransactionRoutes(app: App, options: ClaimRoutesOptions) {
-  const { sql } = options
-  const readers = authenticate({ admin: true, user: true }, options.adminToken)
+export const claimTransactionRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
+  const { sql } = ctx
+  const readers = authenticate({ admin: true, user: true }, ctx.admin.token)
 
   app.post(
     '/claim-transactions',
@@ -53,12 +44,12 @@ export async function claimTransactionRoutes(app: App, options: ClaimRoutesOptio
           '(header idempotent-replayed: true); with another body, 409 idempotency_key_reused.',
         headers: IdempotencyHeaders,
         body: CreateClaimBody,
-        response: { 201: Envelope(ClaimTransaction), ...errors },
+        response: { 201: Envelope(ClaimTransaction), ...errorResponses(400, 401, 409) },
       },
     },
     async (request, reply) => {
       const { claim, replayed } = await createClaim(
-        { sql, signer: options.signer, ttlS: options.claimTtlS },
+        { sql, signer: ctx.signer, ttlS: ctx.config.CLAIM_TTL_S },
         {
           user: request.signer!,
           rewardIds: request.body.rewards,
@@ -81,7 +72,7 @@ export async function claimTransactionRoutes(app: App, options: ClaimRoutesOptio
         summary: "The caller's claims, newest first",
         description: 'Signed fetch (your own), or the admin bearer token with ?user=0x….',
         querystring: ListClaimsQuery,
-        response: { 200: PagedEnvelope(ClaimTransaction), ...errors },
+        response: { 200: PagedEnvelope(ClaimTransaction), ...errorResponses(400, 401, 403) },
       },
     },
     async (request) => {
@@ -107,7 +98,7 @@ export async function claimTransactionRoutes(app: App, options: ClaimRoutesOptio
         tags,
         summary: 'One claim transaction (its owner, or the operator)',
         params: ClaimParams,
-        response: { 200: Envelope(ClaimTransaction), ...errors },
+        response: { 200: Envelope(ClaimTransaction), ...errorResponses(400, 401, 404) },
       },
     },
     async (request) => {
@@ -115,7 +106,7 @@ export async function claimTransactionRoutes(app: App, options: ClaimRoutesOptio
       const claim = await findClaim(sql, request.params.id)
       // somebody else's claim reads as missing, so that its existence does not leak
       if (!claim || (actor.kind === 'user' && claim.user !== actor.address)) {
-        throw new NotFoundError(`Claim transaction ${request.params.id} not found`)
+        throw claimNotFound(request.params.id)
       }
       return ok(toClaimTransaction(claim))
     },
@@ -135,7 +126,7 @@ export async function claimTransactionRoutes(app: App, options: ClaimRoutesOptio
           'successful or failed, and out of an expired claim, are 409 invalid_transition.',
         params: ClaimParams,
         body: PatchClaimBody,
-        response: { 200: Envelope(ClaimTransaction), ...errors },
+        response: { 200: Envelope(ClaimTransaction), ...errorResponses(400, 401, 403, 404, 409) },
       },
     },
     async (request) => {

@@ -1,42 +1,36 @@
 import {
-  type App,
   Envelope,
-  ErrorEnvelope,
+  errorResponses,
   offsetOf,
   ok,
   PagedEnvelope,
   paged,
-  type Sql,
+  type RoutePlugin,
 } from '@genesis/common'
 import { Type } from '@sinclair/typebox'
-import { actorOf, authenticate } from '../auth/caller.js'
+import type { Context } from '../context.js'
 import { listRewards, toReward } from '../db/rewards.js'
 import { grantRewards } from '../domain/grant-rewards.js'
+import { subjectOf } from '../domain/subject.js'
 import { GrantRewardsBody, ListRewardsQuery, Reward } from '../schemas/index.js'
-import { subjectOf } from './subject.js'
-
-export interface RewardRoutesOptions {
-  sql: Sql
-  adminToken: string | undefined
-}
+import { actorOf, authenticate } from './caller.js'
 
 const tags = ['rewards']
-const errors = { '4xx': ErrorEnvelope, '5xx': ErrorEnvelope }
 
-export async function rewardRoutes(app: App, options: RewardRoutesOptions) {
-  const { sql } = options
+export const rewardRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
+  const { sql } = ctx
 
   app.get(
     '/rewards',
     {
       config: { auth: 'optional' },
-      onRequest: authenticate({ admin: true, user: true }, options.adminToken),
+      onRequest: authenticate({ admin: true, user: true }, ctx.admin.token),
       schema: {
         tags,
         summary: "The caller's rewards, newest first, each with claimable and its live claim",
         description: 'Signed fetch (your own), or the admin bearer token with ?user=0x….',
         querystring: ListRewardsQuery,
-        response: { 200: PagedEnvelope(Reward), ...errors },
+        response: { 200: PagedEnvelope(Reward), ...errorResponses(400, 401, 403) },
       },
     },
     async (request) => {
@@ -54,7 +48,7 @@ export async function rewardRoutes(app: App, options: RewardRoutesOptions) {
     {
       // optional: a signed caller who is not the operator gets 403 rather than 401
       config: { auth: 'optional' },
-      onRequest: authenticate({ admin: true, user: false }, options.adminToken),
+      onRequest: authenticate({ admin: true, user: false }, ctx.admin.token),
       schema: {
         tags,
         summary: 'Grant rewards (operator)',
@@ -62,7 +56,7 @@ export async function rewardRoutes(app: App, options: RewardRoutesOptions) {
           'Authorization: Bearer <CLAIMS_ADMIN_TOKEN>. All or nothing. A client-chosen id makes the grant ' +
           'idempotent: the same id with the same content again is a no-op, with other content 409 reward_id_conflict.',
         body: GrantRewardsBody,
-        response: { 201: Envelope(Type.Array(Reward)), ...errors },
+        response: { 201: Envelope(Type.Array(Reward)), ...errorResponses(400, 401, 403, 409) },
       },
     },
     async (request, reply) => {

@@ -1,9 +1,10 @@
-import { type App, Envelope, ok } from '@genesis/common'
+import { Envelope, ok, type RoutePlugin } from '@genesis/common'
+import { VOUCHER_DOMAIN_NAME, VOUCHER_DOMAIN_VERSION } from '../chain/voucher.js'
+import type { Context } from '../context.js'
 import { SignerInfo } from '../schemas/index.js'
-import { VOUCHER_DOMAIN_NAME, VOUCHER_DOMAIN_VERSION, type VoucherSigner } from '../voucher/voucher.js'
 
 /** Public: the voucher signer's address, to configure on the RewardsDispenser contract. */
-export async function signerRoutes(app: App, options: { signer: VoucherSigner }) {
+export const signerRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
   app.get(
     '/signer',
     {
@@ -15,7 +16,7 @@ export async function signerRoutes(app: App, options: { signer: VoucherSigner })
     },
     async () =>
       ok({
-        address: options.signer.address,
+        address: ctx.signer.address,
         domain: { name: VOUCHER_DOMAIN_NAME, version: VOUCHER_DOMAIN_VERSION },
       }),
   )

@@ -11,7 +11,7 @@ import {
 } from '@genesis/contracts'
 import { Interface, type JsonRpcProvider, type TransactionReceipt, Wallet } from 'ethers'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createProviders, createReconciler, type Reconciler } from '../../src/lifecycle/reconciler.js'
+import { createProviders, createReconciler, type Reconciler } from '../../src/jobs/reconciler.js'
 import type { ClaimTransaction, Reward } from '../../src/schemas/index.js'
 import { type RunningClaims, signedRequest, startClaimsService } from './service.js'
 

@@ -3,7 +3,7 @@ import { createIdentity, type Identity } from '@genesis/common/testing'
 import { type Anvil, chainTestsSkipReason, type Deployment, deployAll, startAnvil } from '@genesis/contracts'
 import { type JsonRpcProvider, Wallet } from 'ethers'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createProviders, createReconciler, type Reconciler } from '../../src/lifecycle/reconciler.js'
+import { createProviders, createReconciler, type Reconciler } from '../../src/jobs/reconciler.js'
 import type { ClaimTransaction } from '../../src/schemas/index.js'
 import { type RunningClaims, signedRequest, startClaimsService } from './service.js'
 

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto'
-import { type App, migrate } from '@genesis/common'
-import { createTestDatabase, type Identity, signedHeaders, type TestDatabase } from '@genesis/common/testing'
+import type { App } from '@genesis/common'
+import { type Identity, signedHeaders, startTestService, type TestDatabase } from '@genesis/common/testing'
 import { buildApp } from '../../src/app.js'
+import { loadConfig } from '../../src/config.js'
 import { CLAIMS_DB_SETTINGS } from '../../src/db/settings.js'
 import { migrationsDir } from '../../src/paths.js'
-import { createVoucherSigner } from '../../src/voucher/voucher.js'
 
 export const CHAIN_ADMIN_TOKEN = 'chain-test-admin-token-0123456789'
 
@@ -20,24 +20,18 @@ export interface RunningClaims {
  * database. The one place these tests build and start the app.
  */
 export async function startClaimsService(options: { signerPrivateKey: string }): Promise<RunningClaims> {
-  const db = await createTestDatabase({ settings: CLAIMS_DB_SETTINGS })
-  await migrate(db.sql, migrationsDir)
-  const app = await buildApp({
-    sql: db.sql,
-    signer: createVoucherSigner(options.signerPrivateKey),
-    adminToken: CHAIN_ADMIN_TOKEN,
-    claimTtlS: 3600,
+  const config = loadConfig({
+    CLAIMS_SIGNER_PRIVATE_KEY: options.signerPrivateKey,
+    CLAIMS_ADMIN_TOKEN: CHAIN_ADMIN_TOKEN,
+    CLAIM_TTL_S: '3600',
   })
-  const url = await app.listen({ port: 0, host: '127.0.0.1' })
-  return {
-    url,
-    app,
-    db,
-    close: async () => {
-      await app.close()
-      await db.drop()
-    },
-  }
+  const service = await startTestService({
+    migrationsDir,
+    settings: CLAIMS_DB_SETTINGS,
+    build: (sql) => buildApp({ sql, config }),
+  })
+  const url = await service.app.listen({ port: 0, host: '127.0.0.1' })
+  return { ...service, url }
 }
 
 /** An answer in the service's envelope: `data` on success, `code` and `error` on a refusal. */

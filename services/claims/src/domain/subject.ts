@@ -1,5 +1,5 @@
 import { BadRequestError, ForbiddenError } from '@genesis/common'
-import type { Actor } from '../domain/transitions.js'
+import type { Actor } from './transitions.js'
 
 /** Whose records a list shows: a signed caller's own; the operator names the user. */
 export function subjectOf(actor: Actor, user: string | undefined): string {
