@@ -49,7 +49,7 @@ describe('the app', () => {
 })
 
 describe('buildApp', () => {
-  it('signs with the signer handed in through context, and then reads no key from DATA_DIR', async () => {
+  it('signs with the signer handed in through context, and then writes no key to DATA_DIR', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'claims-context-'))
     const wallet = Wallet.createRandom()
     const service = await startTestService({
@@ -58,7 +58,7 @@ describe('buildApp', () => {
       build: (sql) =>
         buildApp({
           sql,
-          config: loadConfig({ DATA_DIR: dataDir }),
+          config: loadConfig({ DATA_DIR: dataDir, CLAIMS_ADMIN_TOKEN: 'operator-token-0123456789' }),
           context: { signer: createVoucherSigner(wallet.privateKey) },
         }),
     })
