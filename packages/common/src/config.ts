@@ -11,7 +11,7 @@ export class ConfigError extends Error {
 }
 
 /** The repository root (where pnpm-workspace.yaml is), or the working directory outside a checkout. */
-export function findRepositoryRoot(from = process.cwd()): string {
+function findRepositoryRoot(from = process.cwd()): string {
   let dir = resolve(from)
   for (;;) {
     if (existsSync(join(dir, 'pnpm-workspace.yaml'))) return dir

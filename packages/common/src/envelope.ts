@@ -15,13 +15,12 @@ export const Uuid = Type.String({
 
 export const Envelope = <T extends TSchema>(data: T) => Type.Object({ ok: Type.Literal(true), data })
 
-export const Pagination = Type.Object({
+const Pagination = Type.Object({
   page: Type.Integer({ minimum: 1 }),
   limit: Type.Integer({ minimum: 1 }),
   total: Type.Integer({ minimum: 0 }),
   pages: Type.Integer({ minimum: 0 }),
 })
-export type Pagination = Static<typeof Pagination>
 
 export const PagedEnvelope = <T extends TSchema>(item: T) =>
   Type.Object({ ok: Type.Literal(true), data: Type.Array(item), pagination: Pagination })
@@ -37,7 +36,7 @@ export const ErrorEnvelope = Type.Object(
 )
 export type ErrorEnvelope = Static<typeof ErrorEnvelope>
 
-export const MAX_PAGE_SIZE = 100
+const MAX_PAGE_SIZE = 100
 /** Far past any real list, and small enough that (page - 1) * limit stays a safe integer offset. */
 export const MAX_PAGE = 1_000_000
 

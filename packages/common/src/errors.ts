@@ -30,7 +30,6 @@ export class UnauthorizedError extends errorClass(401, 'unauthorized') {}
 export class ForbiddenError extends errorClass(403, 'forbidden') {}
 export class NotFoundError extends errorClass(404, 'not_found') {}
 export class ConflictError extends errorClass(409, 'conflict') {}
-export class PayloadTooLargeError extends errorClass(413, 'payload_too_large') {}
 export class LockedError extends errorClass(423, 'locked') {}
 export class TooManyRequestsError extends errorClass(429, 'too_many_requests') {}
 export class InternalServerError extends errorClass(500, 'internal_server_error') {}

@@ -7,7 +7,7 @@ import { expect, it } from 'vitest'
 /*
  * postgres.js is patched (patches/postgres@3.4.9.patch, applied by pnpm install): its connection queues
  * never dropped the slots that shift() had spent while they were not empty, and remove() scanned them
- * all. Under sustained load the busy queue reached 20,000 slots, ~14 µs a query (claims BENCHMARKS.md).
+ * all, a cost on every query that grew with uptime under sustained load (PERFORMANCE.md).
  */
 const root = dirname(createRequire(import.meta.url).resolve('postgres'))
 const queueFile = join(root, '..', '..', 'src', 'queue.js')

@@ -1,0 +1,114 @@
+import type { IncomingHttpHeaders } from 'node:http'
+import {
+  AUTH_CHAIN_HEADER_PREFIX,
+  AUTH_METADATA_HEADER,
+  AUTH_TIMESTAMP_HEADER,
+  type AuthChain,
+  type AuthLink,
+} from '@dcl/crypto'
+import { refuse } from './refusal.js'
+
+export { AUTH_CHAIN_HEADER_PREFIX, AUTH_METADATA_HEADER, AUTH_TIMESTAMP_HEADER }
+
+/** Scenes run third-party code inside the client; their signatures must not act for the user. */
+const KERNEL_SCENE_SIGNER = 'decentraland-kernel-scene'
+const MUTATING_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
+const MAX_CHAIN_LINKS = 10
+
+export interface SignedRequest {
+  method: string
+  /** The path as the client sent it, prefix included, without the query string. */
+  path: string
+  headers: IncomingHttpHeaders
+}
+
+export const isMutating = (method: string) => MUTATING_METHODS.has(method.toUpperCase())
+
+/** What the last link of the chain signs. */
+export const signedFetchPayload = (
+  method: string,
+  path: string,
+  timestamp: number | string,
+  metadata: string,
+) => [method, path, timestamp, metadata].join(':').toLowerCase()
+
+export function header(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headers[name]
+  return Array.isArray(value) ? value[0] : value
+}
+
+export function parseChain(headers: IncomingHttpHeaders): AuthChain {
+  const chain: AuthLink[] = []
+  for (let i = 0; ; i++) {
+    const raw = header(headers, `${AUTH_CHAIN_HEADER_PREFIX}${i}`)
+    if (raw === undefined) break
+    if (i >= MAX_CHAIN_LINKS)
+      throw refuse('malformed', `The auth chain has more than ${MAX_CHAIN_LINKS} links`)
+    let link: unknown
+    try {
+      link = JSON.parse(raw)
+    } catch {
+      throw refuse('malformed', `Header ${AUTH_CHAIN_HEADER_PREFIX}${i} is not valid JSON`)
+    }
+    if (
+      typeof link !== 'object' ||
+      link === null ||
+      typeof (link as AuthLink).type !== 'string' ||
+      typeof (link as AuthLink).payload !== 'string' ||
+      typeof (link as AuthLink).signature !== 'string'
+    ) {
+      throw refuse(
+        'malformed',
+        `Header ${AUTH_CHAIN_HEADER_PREFIX}${i} must be a JSON object with string type, payload and signature`,
+      )
+    }
+    chain.push(link as AuthLink)
+  }
+  if (chain.length === 0) {
+    throw refuse('missing', `Missing signed-fetch headers: ${AUTH_CHAIN_HEADER_PREFIX}0 is required`)
+  }
+  return chain
+}
+
+/** The timestamp, refused when it is further than `maxAgeS` from `now` either way. */
+export function parseTimestamp(headers: IncomingHttpHeaders, maxAgeS: number, now: number): number {
+  const raw = header(headers, AUTH_TIMESTAMP_HEADER)
+  if (raw === undefined) throw refuse('missing', `Missing ${AUTH_TIMESTAMP_HEADER} header`)
+  if (!/^\d{1,16}$/.test(raw)) {
+    throw refuse(
+      'malformed',
+      `Header ${AUTH_TIMESTAMP_HEADER} must be milliseconds since epoch, got "${raw}"`,
+    )
+  }
+  const timestamp = Number(raw)
+  const skew = now - timestamp
+  if (Math.abs(skew) > maxAgeS * 1000) {
+    throw refuse(
+      'expired',
+      `Signature expired: ${AUTH_TIMESTAMP_HEADER} is ${Math.round(Math.abs(skew) / 1000)}s ${skew > 0 ? 'in the past' : 'in the future'}, the limit is ${maxAgeS}s`,
+    )
+  }
+  return timestamp
+}
+
+/** The metadata header as sent (what the payload signs) and as an object; scene signers are refused. */
+export function parseMetadata(headers: IncomingHttpHeaders): { raw: string; value: Record<string, unknown> } {
+  const raw = header(headers, AUTH_METADATA_HEADER) ?? '{}'
+  let value: unknown
+  try {
+    value = JSON.parse(raw)
+  } catch {
+    throw refuse('malformed', `Header ${AUTH_METADATA_HEADER} is not valid JSON`)
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw refuse('malformed', `Header ${AUTH_METADATA_HEADER} must be a JSON object`)
+  }
+  const metadata = value as Record<string, unknown>
+  if (metadata.signer === KERNEL_SCENE_SIGNER) {
+    throw refuse(
+      'forbidden_signer',
+      'Requests signed by a scene (decentraland-kernel-scene) are not accepted',
+    )
+  }
+  return { raw, value: metadata }
+}

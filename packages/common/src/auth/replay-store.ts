@@ -1,0 +1,44 @@
+import type { Sql } from '../db/database.js'
+import { refuse } from './refusal.js'
+import type { VerifiedSigner } from './verify.js'
+
+/** The signature of an accepted mutating request, kept until it could no longer pass the age check. */
+export interface UsedSignature {
+  signature: string
+  expiresAt: Date
+}
+
+export const usedSignature = (signer: VerifiedSigner, maxAgeS: number): UsedSignature => ({
+  signature: signer.signature,
+  expiresAt: new Date(signer.timestamp + maxAgeS * 1000),
+})
+
+/**
+ * The statement that records a used signature, in the service's database so that every replica refuses
+ * a replay: one row when the signature is new, none when it was used before. A route that records it
+ * itself (route config `replay: 'route'`) puts it in its own write, as a CTE, so that the request and its
+ * effect commit together in one statement.
+ */
+export const recordSignature = (sql: Sql, used: UsedSignature) => sql`
+  insert into signed_fetch_replays (signature, expires_at) values (${used.signature}, ${used.expiresAt})
+  on conflict (signature) do nothing
+  returning 1`
+
+/** Whether a signature was recorded already: for a route that records it itself and refused the request first. */
+export async function signatureUsed(sql: Sql, used: UsedSignature): Promise<boolean> {
+  const [row] = await sql`select 1 from signed_fetch_replays where signature = ${used.signature}`
+  return row !== undefined
+}
+
+export const replayRefused = () => refuse('replayed', 'This signed request was already used (replay refused)')
+
+export async function rememberSignature(sql: Sql, used: UsedSignature): Promise<void> {
+  const inserted = await recordSignature(sql, used)
+  if (inserted.length === 0) throw replayRefused()
+}
+
+/** Forgets the signatures that could no longer pass the age check. */
+export async function pruneSignatures(sql: Sql): Promise<number> {
+  const result = await sql`delete from signed_fetch_replays where expires_at < now()`
+  return result.count
+}
