@@ -356,6 +356,15 @@ describe('reading claims', () => {
 
     const bad = await signedInject(t.app, carol, { method: 'GET', url: '/api/claim-transactions?limit=101' })
     expect(bad.statusCode).toBe(400)
+    // integers in plain decimal only: page=0x10 is not page 16
+    for (const page of ['0x10', '1e1', '%205', '5.0', '%2B5']) {
+      const odd = await signedInject(t.app, carol, {
+        method: 'GET',
+        url: `/api/claim-transactions?page=${page}`,
+      })
+      expect(odd.statusCode).toBe(400)
+      expect(odd.json()).toMatchObject({ ok: false, code: 'bad_request' })
+    }
 
     // somebody else's list is refused; the operator names the user
     const foreign = await signedInject(t.app, alice, {
