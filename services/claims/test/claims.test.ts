@@ -325,7 +325,10 @@ describe('reading claims', () => {
   it('GET one: 400 for a non-uuid id, 401 unsigned', async () => {
     const bad = await signedInject(t.app, bob, { method: 'GET', url: '/api/claim-transactions/42' })
     expect(bad.statusCode).toBe(400)
-    expect(bad.json().error).toMatch(/params\.id must match format "uuid"/)
+    expect(bad.json().error).toBe('Invalid path parameter id "42": must match format "uuid"')
+    expect(bad.json().data.errors).toEqual([
+      { path: 'params.id', message: 'must match format "uuid"', value: '42' },
+    ])
     const unsigned = await t.app.inject({ method: 'GET', url: `/api/claim-transactions/${bobClaimId}` })
     expect(unsigned.statusCode).toBe(401)
     const wrongToken = await t.app.inject({

@@ -155,6 +155,14 @@ describe('lists', () => {
     await badField('GET', '/v1/collections?page=1e20', undefined, 'query.page')
     await badField('GET', '/v1/collections?page=1000001', undefined, 'query.page')
   })
+  it('takes integers in plain decimal only', async () => {
+    for (const page of ['0x10', '1e1', '%205', '5.0', '%2B5', '%201']) {
+      await badField('GET', `/v1/collections?page=${page}`, undefined, 'query.page')
+      const res = await h.app.inject({ method: 'GET', url: `/v1/addresses?page=${page}` })
+      const body = refusal(res, 400, 'bad_request')
+      expect(body.data?.errors?.map((e) => e.path)).toContain('query.page')
+    }
+  })
   it('refuses a malformed address in /v1/{address}/collections', async () => {
     await badField('GET', '/v1/0x1234/collections', undefined, 'params.address')
     await badField('GET', `/v1/${alice.address}/collections?limit=500`, undefined, 'query.limit')
