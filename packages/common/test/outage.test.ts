@@ -1,46 +1,40 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type App, createApp, createSql, ok, type Sql } from '../src/index.js'
-import { createTestDatabase, startTcpProxy, type TcpProxy, type TestDatabase } from '../src/testing/index.js'
+import { type App, createApp, ok } from '../src/index.js'
+import {
+  createTestDatabase,
+  eventually,
+  type ProxiedDatabase,
+  proxiedDatabase,
+  type TestDatabase,
+} from '../src/testing/index.js'
 
 // The database is reached through a proxy this file cuts and restores: the shared server never stops.
 let db: TestDatabase
-let proxy: TcpProxy
-let sql: Sql
+let proxied: ProxiedDatabase
 let app: App
 
 beforeAll(async () => {
   db = await createTestDatabase()
-  const { hostname, port } = new URL(db.url)
-  proxy = await startTcpProxy({ host: hostname, port: Number(port) })
-  sql = createSql(proxy.via(db.url), { max: 4, timeouts: { connectS: 2, queryMs: 1500 } })
-  app = await createApp({ name: 'outage', version: '0.0.0', sql })
-  app.get('/from-database', async () => ok((await sql`select 1 as one`)[0]))
+  proxied = await proxiedDatabase(db)
+  app = await createApp({ name: 'outage', version: '0.0.0', sql: proxied.sql })
+  app.get('/from-database', async () => ok((await proxied.sql`select 1 as one`)[0]))
   app.get('/from-memory', async () => ok('still here'))
   await app.ready()
 })
 
 afterAll(async () => {
   await app?.close()
-  await sql?.end({ timeout: 1 })
-  await proxy?.close()
+  await proxied?.close()
   await db?.drop()
 })
 
 const get = (url: string) => app.inject({ method: 'GET', url })
 
-async function eventually(check: () => Promise<boolean>, timeoutMs = 15_000) {
-  const deadline = Date.now() + timeoutMs
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('not recovered in time')
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-}
-
 describe.each(['refuse', 'blackhole'] as const)('a database outage (%s)', (mode) => {
   it('answers 503 with Retry-After in the envelope within seconds, and recovers without a restart', async (context) => {
     if (db.embedded) return context.skip()
     expect((await get('/from-database')).statusCode).toBe(200)
-    await proxy.cut(mode)
+    await proxied.proxy.cut(mode)
 
     const started = Date.now()
     const answer = await get('/from-database')
@@ -57,7 +51,7 @@ describe.each(['refuse', 'blackhole'] as const)('a database outage (%s)', (mode)
     expect((await get('/health/ready')).statusCode).toBe(503)
     expect((await get('/from-memory')).statusCode).toBe(200)
 
-    await proxy.restore()
+    await proxied.proxy.restore()
     await eventually(async () => (await get('/from-database')).statusCode === 200)
     expect((await get('/health/ready')).statusCode).toBe(200)
   })

@@ -1,5 +1,11 @@
 import { join } from 'node:path'
-import { appOptionsFromConfig, migrate, openDatabase, runService } from '@genesis/common'
+import {
+  appOptionsFromConfig,
+  databaseTimeoutsFromConfig,
+  migrate,
+  openDatabase,
+  runService,
+} from '@genesis/common'
 import { buildApp } from './app.js'
 import { bootLogger } from './boot-logger.js'
 import { loadClaimsConfig } from './config.js'
@@ -16,6 +22,7 @@ const key = await loadSignerKey({ privateKey: config.CLAIMS_SIGNER_PRIVATE_KEY, 
 const signer = createVoucherSigner(key.privateKey)
 const db = await openDatabase({
   databaseUrl: config.DATABASE_URL,
+  timeouts: databaseTimeoutsFromConfig(config),
   dataDir: join(config.DATA_DIR, 'pglite'),
   service: 'claims',
   logger: bootLogger,

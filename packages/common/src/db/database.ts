@@ -44,7 +44,10 @@ export interface OpenDatabaseOptions {
   /** Pool size on a real PostgreSQL (the embedded one gets a single connection). */
   max?: number
   settings?: SessionSettings
-  /** On a real PostgreSQL; the embedded one runs in this process and answers or fails at once. */
+  /**
+   * On a real PostgreSQL (the embedded one runs in this process and answers or fails at once). Without
+   * a query deadline (the migrate command) a long statement is never cut.
+   */
   timeouts?: DatabaseTimeouts
 }
 
@@ -57,7 +60,6 @@ export interface DatabaseTimeouts {
 }
 
 export const DEFAULT_CONNECT_TIMEOUT_S = 5
-export const DEFAULT_QUERY_TIMEOUT_MS = 5000
 
 /**
  * A socket to PostgreSQL that gives up when the server stays silent for `queryMs` after being written
@@ -112,10 +114,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     const sql = createSql(options.databaseUrl, {
       max: options.max,
       settings: options.settings,
-      timeouts: {
-        connectS: options.timeouts?.connectS,
-        queryMs: options.timeouts?.queryMs ?? DEFAULT_QUERY_TIMEOUT_MS,
-      },
+      timeouts: options.timeouts,
     })
     return { sql, url: options.databaseUrl, embedded: false, close: () => sql.end({ timeout: 5 }) }
   }

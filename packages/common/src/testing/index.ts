@@ -1,4 +1,5 @@
 export * from './database.js'
 export * from './fuzz.js'
 export * from './identity.js'
+export * from './outage.js'
 export * from './tcp-proxy.js'
