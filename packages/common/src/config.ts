@@ -41,9 +41,20 @@ export function baseConfigSchema(service: { service: string; port: number }) {
     /** Behind the gateway: take the client IP from X-Forwarded-For (rate limit, logs). */
     TRUST_PROXY: Type.Boolean({ default: false }),
     SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 10_000 }),
+    /** While PostgreSQL is unreachable, requests answer 503 after at most these waits. */
+    DB_CONNECT_TIMEOUT_S: Type.Integer({ minimum: 1, maximum: 600, default: 5 }),
+    DB_QUERY_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 5000 }),
   })
 }
 export type BaseConfig = Static<ReturnType<typeof baseConfigSchema>>
+
+/** The database waits of the base configuration, for openDatabase. */
+export const databaseTimeoutsFromConfig = (
+  config: Pick<BaseConfig, 'DB_CONNECT_TIMEOUT_S' | 'DB_QUERY_TIMEOUT_MS'>,
+) => ({
+  connectS: config.DB_CONNECT_TIMEOUT_S,
+  queryMs: config.DB_QUERY_TIMEOUT_MS,
+})
 
 /**
  * Reads the variables the schema names from `env`, converts and defaults them, and throws one

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { BadRequestError } from './errors.js'
+import { HINT } from './kit/explain-validation.js'
 
 export const GRID_MIN = -150
 export const GRID_MAX = 150
@@ -15,6 +16,7 @@ export const CoordinateString = Type.String({
   pattern: '^-?\\d{1,3},-?\\d{1,3}$',
   description: `x,y with integers from ${GRID_MIN} to ${GRID_MAX}`,
   examples: ['0,0', '-45,102'],
+  [HINT]: `expected x,y with integers from ${GRID_MIN} to ${GRID_MAX}`,
 })
 
 export const isInGrid = (n: number) => Number.isInteger(n) && n >= GRID_MIN && n <= GRID_MAX

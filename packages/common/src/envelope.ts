@@ -1,4 +1,5 @@
 import { type Static, type TSchema, Type } from '@sinclair/typebox'
+import { HINT } from './kit/explain-validation.js'
 
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
 
@@ -6,11 +7,13 @@ export const Address = Type.String({
   pattern: '^0x[0-9a-fA-F]{40}$',
   description: 'An Ethereum address (checksummed or lower-case); answers are lower-case',
   examples: ['0x004398361d0fad60d7fcf5533d94398ee9fc8ddc'],
+  [HINT]: 'expected an Ethereum address: 0x and 40 hex digits',
 })
 // A pattern as well as the format: ajv's `uuid` format also accepts a `urn:uuid:` prefix.
 export const Uuid = Type.String({
   format: 'uuid',
   pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
+  [HINT]: 'must match format "uuid"',
 })
 
 export const Envelope = <T extends TSchema>(data: T) => Type.Object({ ok: Type.Literal(true), data })

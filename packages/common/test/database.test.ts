@@ -2,7 +2,13 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createSql, migrate, openDatabase } from '../src/index.js'
+import {
+  createSql,
+  DatabaseTimeoutError,
+  isDatabaseUnavailable,
+  migrate,
+  openDatabase,
+} from '../src/index.js'
 import {
   createTestDatabase,
   requireRealPostgres,
@@ -141,5 +147,28 @@ describe('without a reachable PostgreSQL', () => {
       expect(await fallback.sql`select 41 + 1 as n`).toEqual([{ n: 42 }])
       await fallback.drop()
     })
+  })
+})
+
+describe('the query deadline (DB_QUERY_TIMEOUT_MS)', () => {
+  it('lets answers within it through, cuts a statement the server stays silent on, and leaves LISTEN alone', async (ctx) => {
+    requireRealPostgres(ctx, db)
+    const sql = createSql(db.url, { max: 2, timeouts: { connectS: 2, queryMs: 500 } })
+    try {
+      const received: string[] = []
+      await sql.listen('deadline_test', (payload) => received.push(payload))
+      await sql`select pg_sleep(0.2)`
+      const cut = await sql`select pg_sleep(3)`.catch((error: unknown) => error)
+      expect(cut).toBeInstanceOf(DatabaseTimeoutError)
+      expect(isDatabaseUnavailable(cut)).toBe(true)
+      // The pool reconnects on the next query; the listener, idle for longer than the deadline, still hears.
+      await new Promise((resolve) => setTimeout(resolve, 700))
+      expect(await sql`select 1 as one`).toEqual([{ one: 1 }])
+      await db.sql`select pg_notify('deadline_test', 'still listening')`
+      for (let i = 0; i < 50 && received.length === 0; i++) await new Promise((r) => setTimeout(r, 20))
+      expect(received).toEqual(['still listening'])
+    } finally {
+      await sql.end({ timeout: 1 })
+    }
   })
 })

@@ -1,3 +1,4 @@
+import { connect } from 'node:net'
 import { gunzipSync } from 'node:zlib'
 import { Type } from '@sinclair/typebox'
 import pino from 'pino'
@@ -40,6 +41,21 @@ beforeAll(async () => {
   app.get('/boom', async () => {
     throw new Error('select * from secret_table where password = 1')
   })
+  app.get(
+    '/numbers/:x',
+    {
+      schema: {
+        params: Type.Object({ x: Type.Integer({ minimum: -150, maximum: 150 }) }),
+        querystring: Type.Object({ page: Type.Integer({ minimum: 1, default: 1 }) }),
+      },
+    },
+    async (request) => ok({ x: request.params.x, page: request.query.page }),
+  )
+  app.get(
+    '/strict',
+    { schema: { querystring: Type.Object({ a: Type.Integer() }, { additionalProperties: false }) } },
+    async () => ok(null),
+  )
   app.get('/big', async () => ok('x'.repeat(20_000)))
   app.get('/echo', { schema: { querystring: Type.Object({ q: Type.String() }) } }, async (request) =>
     ok(await db.sql`select ${request.query.q}::text as q`),
@@ -151,6 +167,84 @@ describe('service kit over HTTP', () => {
     })
   })
 
+  describe('integers in a path or query are plain decimal', () => {
+    it.each([
+      '/numbers/0x10',
+      '/numbers/1e1',
+      '/numbers/%205',
+      '/numbers/5.0',
+      '/numbers/+5',
+      '/numbers/%2B1',
+      '/numbers/%201',
+      '/numbers/1?page=0x10',
+      '/numbers/1?page=1e1',
+      '/numbers/1?page=%205',
+      '/numbers/1?page=5.0',
+      '/numbers/1?page=%2B5',
+      '/numbers/1?page=%201',
+      '/numbers/1?page=',
+    ])('refuses %s with 400 in the envelope', async (url) => {
+      const response = await call(url)
+      expect(response.status).toBe(400)
+      expect(await response.json()).toMatchObject({ ok: false, code: 'bad_request' })
+    })
+
+    it('lists the first 20 problems and counts the rest, however many were sent', async () => {
+      const query = Array.from({ length: 300 }, (_, i) => `p${i}=${'v'.repeat(20)}`).join('&')
+      const response = await call(`/strict?a=0x1&${query}`)
+      expect(response.status).toBe(400)
+      const text = await response.text()
+      const body = JSON.parse(text)
+      expect(body.data.errors).toHaveLength(20)
+      expect(body.data.errors[0]).toEqual({
+        path: 'query.a',
+        message: 'must be an integer written in decimal digits',
+        value: '0x1',
+      })
+      expect(body.data.more).toBe(281)
+      expect(body.error).toMatch(/; and 296 more$/)
+      expect(text.length).toBeLessThan(4096)
+    })
+
+    it('accepts negatives where the schema allows them, and plain decimals', async () => {
+      const response = await call('/numbers/-5?page=12')
+      expect(response.status).toBe(200)
+      expect(await response.json()).toEqual({ ok: true, data: { x: -5, page: 12 } })
+    })
+  })
+
+  describe('framework-level failures answer in the envelope with our codes', () => {
+    it.each([
+      ['/things/%zz', 400, 'bad_request'],
+      ['/things/%c0%ae%c0%ae%c0%af', 400, 'bad_request'],
+      [`/things/${'a'.repeat(10_000)}`, 414, 'uri_too_long'],
+      [`/nowhere/${'a'.repeat(10_000)}`, 404, 'not_found'],
+    ])('%s', async (url, status, code) => {
+      const response = await call(url)
+      expect(response.status).toBe(status)
+      const text = await response.text()
+      expect(JSON.parse(text)).toMatchObject({ ok: false, code, error: expect.any(String) })
+      expect(text.length).toBeLessThan(1024)
+    })
+
+    it('a request the HTTP parser refuses', async () => {
+      const { port } = new URL(base)
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(port), '127.0.0.1', () =>
+          socket.write('GET / HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n'),
+        )
+        let text = ''
+        socket.on('data', (chunk) => {
+          text += chunk.toString()
+        })
+        socket.on('close', () => resolve(text))
+        socket.on('error', reject)
+      })
+      expect(answer).toMatch(/^HTTP\/1\.1 400/)
+      expect(JSON.parse(answer.split('\r\n\r\n')[1]!)).toMatchObject({ ok: false, code: 'bad_request' })
+    })
+  })
+
   describe('bad bodies on a signed route', () => {
     const send = async (body: string | undefined, contentType = 'application/json') => {
       const headers: Record<string, string> = { ...signedHeaders(alice, 'POST', '/things') }
@@ -186,6 +280,14 @@ describe('service kit over HTTP', () => {
       expect(response.body.ok).toBe(false)
       expect(response.body.code).toBe('bad_request')
       expect(response.body.error).toMatch(message)
+    })
+
+    it('answers an oversized array with one small refusal, not one per element', async () => {
+      const tags = Array.from({ length: 300_000 }, () => 1)
+      const response = await send(JSON.stringify({ name: 'n', tags }))
+      expect(response.status).toBe(400)
+      expect(response.body.error).toMatch(/body\.tags must NOT have more than 3 items/)
+      expect(JSON.stringify(response.body).length).toBeLessThan(1024)
     })
 
     it('refuses a body that is not JSON by content-type with 415', async () => {

@@ -23,13 +23,11 @@ export const mixedRewards = (chainIds: string[], contracts: string[]) =>
   })
 
 /** 400 reward_already_claimed: rewards held by a live claim, listed when known. */
-export const rewardAlreadyClaimed = (rewards?: string[]) =>
-  rewards
-    ? new BadRequestError(`Rewards already in a live claim: ${rewards.join(', ')}`, {
-        code: 'reward_already_claimed',
-        data: { rewards },
-      })
-    : new BadRequestError('A reward is already in a live claim', { code: 'reward_already_claimed' })
+export const rewardAlreadyClaimed = (rewards: string[]) =>
+  new BadRequestError(`Rewards already in a live claim: ${rewards.join(', ')}`, {
+    code: 'reward_already_claimed',
+    data: { rewards },
+  })
 
 /** 409 idempotency_key_reused: the user's Idempotency-Key was used with another body. */
 export const idempotencyKeyReused = (claimId: string) =>

@@ -325,7 +325,10 @@ describe('reading claims', () => {
   it('GET one: 400 for a non-uuid id, 401 unsigned', async () => {
     const bad = await signedInject(t.app, bob, { method: 'GET', url: '/api/claim-transactions/42' })
     expect(bad.statusCode).toBe(400)
-    expect(bad.json().error).toMatch(/params\.id must match format "uuid"/)
+    expect(bad.json().error).toBe('Invalid path parameter id "42": must match format "uuid"')
+    expect(bad.json().data.errors).toEqual([
+      { path: 'params.id', message: 'must match format "uuid"', value: '42' },
+    ])
     const unsigned = await t.app.inject({ method: 'GET', url: `/api/claim-transactions/${bobClaimId}` })
     expect(unsigned.statusCode).toBe(401)
     const wrongToken = await t.app.inject({
@@ -356,6 +359,15 @@ describe('reading claims', () => {
 
     const bad = await signedInject(t.app, carol, { method: 'GET', url: '/api/claim-transactions?limit=101' })
     expect(bad.statusCode).toBe(400)
+    // integers in plain decimal only: page=0x10 is not page 16
+    for (const page of ['0x10', '1e1', '%205', '5.0', '%2B5']) {
+      const odd = await signedInject(t.app, carol, {
+        method: 'GET',
+        url: `/api/claim-transactions?page=${page}`,
+      })
+      expect(odd.statusCode).toBe(400)
+      expect(odd.json()).toMatchObject({ ok: false, code: 'bad_request' })
+    }
 
     // somebody else's list is refused; the operator names the user
     const foreign = await signedInject(t.app, alice, {

@@ -94,6 +94,41 @@ describe('concurrent creates against the real PostgreSQL', () => {
   })
 })
 
+describe('a create that loses a race answers like a sequential one', () => {
+  it('20 parallel creates over overlapping rewards: 201 or 400 reward_already_claimed listing taken rewards, never 409', async () => {
+    for (let round = 0; round < 3; round++) {
+      const kim = await createIdentity()
+      const ids = (await grantMany(t.app, kim.address, 8)).map((r) => r.id)
+      const sets = Array.from({ length: 20 }, (_, i) => {
+        const slice = [ids[i % 8]!, ids[(i + 1) % 8]!, ids[(i + 2) % 8]!, ids[(i + 5) % 8]!]
+        return i % 2 === 0 ? slice : slice.reverse()
+      })
+      const answers = await Promise.all(sets.map((set) => post(kim, set)))
+      const claimOf = new Map<string, string>()
+      for (const row of await t.db.sql<{ reward: string; id: string }[]>`
+        select reward::text, id::text from claim_transactions, unnest(rewards) as reward
+        where "user" = ${kim.address}`) {
+        expect(claimOf.has(row.reward)).toBe(false)
+        claimOf.set(row.reward, row.id)
+      }
+      answers.forEach((answer, i) => {
+        if (answer.status === 201) return
+        expect(`${answer.status} ${answer.body.code}`, JSON.stringify(answer.body)).toBe(
+          '400 reward_already_claimed',
+        )
+        const listed = answer.body.data?.rewards as string[] | undefined
+        expect(listed, JSON.stringify(answer.body)).toBeDefined()
+        expect(listed!.length).toBeGreaterThan(0)
+        for (const reward of listed!) {
+          expect(sets[i]).toContain(reward)
+          expect(claimOf.has(reward)).toBe(true)
+        }
+      })
+      expect(answers.filter((a) => a.status === 201).length).toBeGreaterThanOrEqual(1)
+    }
+  })
+})
+
 describe('Idempotency-Key', () => {
   it('a retry with the same key and body answers 201 with the same claim; another body is 409', async () => {
     const dave = await createIdentity()

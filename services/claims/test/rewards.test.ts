@@ -154,6 +154,31 @@ describe('POST /api/rewards (operator)', () => {
   })
 })
 
+describe('answers stay small whatever the input', () => {
+  it('a 300,000-element rewards array is one short 400, not one message per element', async () => {
+    const payload = `{"rewards":[${Array.from({ length: 300_000 }, () => '1').join(',')}]}`
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/api/rewards',
+      headers: { ...admin, 'content-type': 'application/json' },
+      payload,
+    })
+    expect(response.statusCode).toBe(400)
+    expect(response.json()).toMatchObject({ ok: false, code: 'bad_request' })
+    expect(response.body.length).toBeLessThan(2048)
+  })
+
+  it.each([
+    ['/api/claim-transactions/%zz', 400, 'bad_request'],
+    ['/api/claim-transactions/%c0%ae%c0%ae%c0%af', 400, 'bad_request'],
+    [`/api/claim-transactions/${'a'.repeat(10_000)}`, 414, 'uri_too_long'],
+  ])('%s answers in the envelope', async (url, status, code) => {
+    const response = await t.app.inject({ method: 'GET', url, headers: admin })
+    expect(response.statusCode).toBe(status)
+    expect(response.json()).toMatchObject({ ok: false, code })
+  })
+})
+
 describe('GET /api/rewards', () => {
   it("lists the caller's rewards with claimable and the live claim id, following the claim's life", async () => {
     const dave = await createIdentity()

@@ -1,4 +1,4 @@
-import { migrate, openDatabase, runService } from '@genesis/common'
+import { databaseTimeoutsFromConfig, migrate, openDatabase, runService } from '@genesis/common'
 import { buildApp } from './app.js'
 import { loadConfigOrExit } from './config.js'
 import { COLLECTIONS_DB_SETTINGS } from './db/settings.js'
@@ -20,6 +20,7 @@ const startupLog = (level: 'info' | 'warn') => (first: string | object, msg?: st
 
 const db = await openDatabase({
   databaseUrl: config.DATABASE_URL,
+  timeouts: databaseTimeoutsFromConfig(config),
   dataDir: config.DATA_DIR,
   service: 'collections',
   settings: COLLECTIONS_DB_SETTINGS,

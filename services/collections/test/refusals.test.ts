@@ -140,6 +140,26 @@ describe('PUT /v1/collections/{id}', () => {
   })
 })
 
+describe('answers stay small and in the envelope whatever the input', () => {
+  it('a ~4 MB terms body of numbers is a 4xx, not a 500', async () => {
+    const numbers = `[${Array.from({ length: 1_900_000 }, () => '1').join(',')}]`
+    const payload = `{"email":"a@b.co","event":"publish_collection_tos","hashes":${numbers}}`
+    expect(payload.length).toBeGreaterThan(3_500_000)
+    const res = await call(h.app, alice, 'POST', `/v1/collections/${collection}/tos`, JSON.parse(payload))
+    const body = refusal(res, 400, 'bad_request')
+    expect(body.error).toMatch(/body\.hashes must NOT have more than 40000 items/)
+    expect(res.body.length).toBeLessThan(2048)
+  })
+
+  it.each([
+    ['/v1/collections/%zz', 400, 'bad_request'],
+    ['/v1/collections/%c0%ae%c0%ae%c0%af', 400, 'bad_request'],
+    [`/v1/collections/${'a'.repeat(10_000)}`, 414, 'uri_too_long'],
+  ])('%s answers in the envelope', async (url, status, code) => {
+    refusal(await call(h.app, alice, 'GET', url), status, code)
+  })
+})
+
 describe('lists', () => {
   it('refuses limit over 100, page 0, a non-boolean is_published, an empty or long q, unknown parameters', async () => {
     await badField('GET', '/v1/collections?limit=101', undefined, 'query.limit')
@@ -154,6 +174,14 @@ describe('lists', () => {
     await badField('GET', '/v1/collections?q=a%0Ab', undefined, 'query.q')
     await badField('GET', '/v1/collections?page=1e20', undefined, 'query.page')
     await badField('GET', '/v1/collections?page=1000001', undefined, 'query.page')
+  })
+  it('takes integers in plain decimal only', async () => {
+    for (const page of ['0x10', '1e1', '%205', '5.0', '%2B5', '%201']) {
+      await badField('GET', `/v1/collections?page=${page}`, undefined, 'query.page')
+      const res = await h.app.inject({ method: 'GET', url: `/v1/addresses?page=${page}` })
+      const body = refusal(res, 400, 'bad_request')
+      expect(body.data?.errors?.map((e) => e.path)).toContain('query.page')
+    }
   })
   it('refuses a malformed address in /v1/{address}/collections', async () => {
     await badField('GET', '/v1/0x1234/collections', undefined, 'params.address')

@@ -30,7 +30,6 @@ export async function buildApp({ sql, grid, config }: AppDeps): Promise<App> {
   })
   await app.register(landRoutes, { sql, grid, hideFromDocs: true })
   await app.register(landRoutes, { sql, grid, prefix: '/v1' })
-  // Registered beside landRoutes (not inside): the image routes explain their own validation errors.
   await app.register(mapImageRoutes, { grid })
   await app.register(mapImageRoutes, { grid, prefix: '/v1' })
   await app.register(explorerRoutes)

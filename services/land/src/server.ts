@@ -1,4 +1,11 @@
-import { type App, migrate, openDatabase, runService, type Sql } from '@genesis/common'
+import {
+  type App,
+  databaseTimeoutsFromConfig,
+  migrate,
+  openDatabase,
+  runService,
+  type Sql,
+} from '@genesis/common'
 import { buildApp } from './app.js'
 import { type Config, loadConfig } from './config.js'
 import { GridIndex } from './grid/grid-index.js'
@@ -22,6 +29,7 @@ async function main() {
   const config = loadConfig()
   const db = await openDatabase({
     databaseUrl: config.DATABASE_URL,
+    timeouts: databaseTimeoutsFromConfig(config),
     dataDir: config.DATA_DIR,
     service: 'land',
     logger: { info: (...args: unknown[]) => console.log(String(args.at(-1))), warn: console.warn },

@@ -197,6 +197,15 @@ describe('bad parameters are 400s that name the parameter and the value', () => 
     ['/estates/7/map.png?size=1', 'size', '1'],
     ['/estates/7/map.png?height=9999', 'height', '9999'],
     ['/v1/map.png?width=0', 'width', '0'],
+    // integers are plain decimal: no hex, exponent, sign or padding, even where the value would fit
+    ['/parcels/1e2/-20/map.png', 'x', '1e2'],
+    ['/parcels/%2B1/0/map.png', 'x', '+1'],
+    ['/parcels/0/%201/map.png', 'y', ' 1'],
+    ['/parcels/0x10/0/map.png', 'x', '0x10'],
+    ['/map.png?size=0x10', 'size', '0x10'],
+    ['/map.png?height=1e2', 'height', '1e2'],
+    ['/map.png?width=%2B100', 'width', '+100'],
+    ['/estates/7/map.png?width=100.0', 'width', '100.0'],
   ]
 
   it.each(cases)('%s', async (url, parameter, value) => {

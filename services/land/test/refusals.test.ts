@@ -109,6 +109,18 @@ describe('not found', () => {
   })
 })
 
+describe('URL-level failures answer in the envelope with our codes', () => {
+  it.each([
+    ['/v1/publications/%c0%ae%c0%ae%c0%af', 400, 'bad_request'],
+    ['/parcels/%zz/0', 400, 'bad_request'],
+    [`/v1/publications/${'a'.repeat(10_000)}`, 414, 'uri_too_long'],
+  ])('%s', async (url, status, code) => {
+    const response = await land.app.inject({ method: 'GET', url })
+    expect(response.statusCode).toBe(status)
+    expect(response.json()).toMatchObject({ ok: false, code, error: expect.any(String) })
+  })
+})
+
 describe('odd input never reaches a 500', () => {
   it.each([
     '/parcels/%00/0',

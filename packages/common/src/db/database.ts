@@ -1,5 +1,7 @@
+import { connect, type Socket } from 'node:net'
 import postgres from 'postgres'
 import { startEmbeddedPostgres } from './embedded.js'
+import { DatabaseTimeoutError } from './unreachable.js'
 
 /**
  * Clients of the embedded PGlite. It multiplexes connections message by message, so two connections'
@@ -37,26 +39,78 @@ export interface OpenDatabaseOptions {
   /** Pool size on a real PostgreSQL (the embedded one gets a single connection). */
   max?: number
   settings?: SessionSettings
+  /**
+   * On a real PostgreSQL (the embedded one runs in this process and answers or fails at once). Without
+   * a query deadline (the migrate command) a long statement is never cut.
+   */
+  timeouts?: DatabaseTimeouts
+}
+
+/** How long to wait for PostgreSQL before answering 503 (DB_CONNECT_TIMEOUT_S, DB_QUERY_TIMEOUT_MS). */
+export interface DatabaseTimeouts {
+  /** Seconds to open a connection, startup included. */
+  connectS?: number | undefined
+  /** Milliseconds PostgreSQL may stay silent after being sent a query; 0 waits for ever. */
+  queryMs?: number | undefined
+}
+
+export const DEFAULT_CONNECT_TIMEOUT_S = 5
+
+/**
+ * A socket to PostgreSQL that gives up when the server stays silent for `queryMs` after being written
+ * to. A stopped server refuses connections at once, but a lost network or a hung server leaves a query
+ * waiting for ever on an open connection (TCP keep-alive takes minutes). One timer per socket, refreshed
+ * on each write and disregarded once an answer arrives: the hot path pays no allocation. Destroying the
+ * socket fails its queries with DatabaseTimeoutError (a 503) and postgres.js reconnects on the next one.
+ */
+function socketWithDeadline(queryMs: number) {
+  return (options: { host: string[]; port: number[]; path?: string | false }): Socket => {
+    // Connecting: postgres.js writes the startup message at once and net buffers it until connected.
+    const socket = options.path
+      ? connect(options.path)
+      : connect({ host: options.host[0] ?? '127.0.0.1', port: options.port[0] ?? 5432 })
+    let waiting = false
+    const deadline = setTimeout(() => {
+      if (waiting) socket.destroy(new DatabaseTimeoutError(queryMs))
+    }, queryMs).unref()
+    const write = socket.write.bind(socket) as (...args: unknown[]) => boolean
+    socket.write = ((...args: unknown[]) => {
+      waiting = true
+      deadline.refresh()
+      return write(...args)
+    }) as Socket['write']
+    socket.on('data', () => {
+      waiting = false
+    })
+    socket.once('close', () => clearTimeout(deadline))
+    return socket
+  }
 }
 
 /** A porsager `postgres` client with the options every service uses. */
 export function createSql(
   url: string,
-  options: { max?: number; settings?: SessionSettings | undefined } = {},
+  options: { max?: number; settings?: SessionSettings | undefined; timeouts?: DatabaseTimeouts } = {},
 ): Sql {
+  const queryMs = options.timeouts?.queryMs ?? 0
   return postgres(url, {
     max: options.max ?? 10,
     idle_timeout: 30,
-    connect_timeout: 10,
+    connect_timeout: options.timeouts?.connectS ?? DEFAULT_CONNECT_TIMEOUT_S,
     onnotice: () => {},
     connection: { application_name: 'genesis', ...options.settings },
+    ...(queryMs > 0 ? { socket: socketWithDeadline(queryMs) } : {}),
   })
 }
 
 /** Connects to DATABASE_URL, or starts the embedded PostgreSQL under dataDir when there is none. */
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
   if (options.databaseUrl) {
-    const sql = createSql(options.databaseUrl, { max: options.max, settings: options.settings })
+    const sql = createSql(options.databaseUrl, {
+      max: options.max,
+      settings: options.settings,
+      timeouts: options.timeouts,
+    })
     return { sql, url: options.databaseUrl, embedded: false, close: () => sql.end({ timeout: 5 }) }
   }
   const embedded = await startEmbeddedPostgres(options.dataDir)

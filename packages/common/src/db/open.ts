@@ -1,12 +1,13 @@
 import { join } from 'node:path'
 import type { BaseConfig } from '../config.js'
+import { databaseTimeoutsFromConfig } from '../config.js'
 import type { Logger } from '../kit/logger.js'
-import { type Database, openDatabase, type SessionSettings } from './database.js'
+import { createSql, type Database, openDatabase, type SessionSettings } from './database.js'
 import { migrate } from './migrate.js'
 
 export interface ServiceDatabaseOptions {
   service: string
-  config: Pick<BaseConfig, 'DATABASE_URL' | 'DATA_DIR'>
+  config: Pick<BaseConfig, 'DATABASE_URL' | 'DATA_DIR' | 'DB_CONNECT_TIMEOUT_S' | 'DB_QUERY_TIMEOUT_MS'>
   migrationsDir: string
   logger: Logger
   settings?: SessionSettings
@@ -15,18 +16,32 @@ export interface ServiceDatabaseOptions {
 /**
  * The database of a service, migrated: DATABASE_URL, or the embedded PostgreSQL under DATA_DIR/pglite
  * (DATA_DIR also holds what a service generates for itself, such as keys). `server.ts` and `migrate.ts`
- * both open it this way.
+ * both open it this way. The pool waits at most DB_CONNECT_TIMEOUT_S / DB_QUERY_TIMEOUT_MS (a 503 rather
+ * than a hung request); the migrations run without the query deadline.
  */
 export async function openServiceDatabase(options: ServiceDatabaseOptions): Promise<Database> {
   const db = await openDatabase({
     databaseUrl: options.config.DATABASE_URL,
     dataDir: join(options.config.DATA_DIR, 'pglite'),
     service: options.service,
+    timeouts: databaseTimeoutsFromConfig(options.config),
     settings: options.settings,
     logger: options.logger,
   })
   try {
-    await migrate(db.sql, options.migrationsDir)
+    if (db.embedded) await migrate(db.sql, options.migrationsDir)
+    else {
+      // A connection of its own, without the query deadline of the service's pool: a migration may be long.
+      const migrator = createSql(db.url, {
+        max: 1,
+        timeouts: { connectS: options.config.DB_CONNECT_TIMEOUT_S },
+      })
+      try {
+        await migrate(migrator, options.migrationsDir)
+      } finally {
+        await migrator.end({ timeout: 5 })
+      }
+    }
   } catch (error) {
     await db.close()
     throw error

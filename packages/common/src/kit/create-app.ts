@@ -21,10 +21,11 @@ import type { BaseConfig } from '../config.js'
 import type { Sql } from '../db/database.js'
 import { TooManyRequestsError } from '../errors.js'
 import { installCors } from './cors.js'
-import { installErrorHandling } from './error-handler.js'
+import { clientErrorHandler, installErrorHandling, sendError } from './error-handler.js'
 import { installHealth } from './health.js'
 import { lazyChildLoggerFactory } from './lazy-logger.js'
 import { installMetrics } from './metrics.js'
+import { recordRoutes } from './route-table.js'
 import { installSignedFetch } from './signed-fetch-hook.js'
 import { installValidation } from './validation.js'
 
@@ -97,10 +98,14 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
     genReqId: () => randomUUID(),
     childLoggerFactory: lazyChildLoggerFactory,
     return503OnClosing: true,
+    // URL-level failures (a bad percent escape, an over-long path segment) in the envelope too.
+    frameworkErrors: sendError,
+    clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   // First, so that every route, the kit's own included, is timed.
   app.decorate('metrics', installMetrics(app, options.name))
+  recordRoutes(app)
   let closing = false
   app.addHook('preClose', async () => {
     closing = true

@@ -1,85 +1,91 @@
+import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import postgres from 'postgres'
+import { isDatabaseUnavailable } from '../db/unreachable.js'
 import { codeForStatus, HttpError } from '../errors.js'
-
-interface SchemaIssue {
-  path: string
-  message: string
-  value?: unknown
-}
-
-interface AjvIssue {
-  instancePath: string
-  message?: string
-  params: Record<string, unknown>
-  data?: unknown
-}
-
-const QUOTE_LIMIT = 60
-
-/** The bad value as the caller would recognise it, cut short when long. */
-function quote(value: unknown): string {
-  const text = typeof value === 'string' ? `"${value}"` : JSON.stringify(value)
-  return text.length > QUOTE_LIMIT ? `${text.slice(0, QUOTE_LIMIT)}…` : text
-}
-
-/** `body.rewards.0` style paths, naming the missing or unknown property where ajv puts it in params. */
-function toIssue(context: string, issue: AjvIssue): SchemaIssue {
-  const segments = issue.instancePath.split('/').filter(Boolean)
-  const path = [context, ...segments]
-  const { missingProperty, additionalProperty, allowedValues } = issue.params
-  if (typeof missingProperty === 'string')
-    return { path: [...path, missingProperty].join('.'), message: 'is required' }
-  if (typeof additionalProperty === 'string') {
-    return { path: [...path, additionalProperty].join('.'), message: 'is not an accepted field' }
-  }
-  const allowed = Array.isArray(allowedValues) ? ` (${allowedValues.join(', ')})` : ''
-  const got = issue.data === undefined || typeof issue.data === 'object' ? '' : `, got ${quote(issue.data)}`
-  return {
-    path: path.join('.'),
-    message: `${issue.message ?? 'is invalid'}${allowed}${got}`,
-    ...(issue.data === undefined || typeof issue.data === 'object' ? {} : { value: issue.data }),
-  }
-}
-
-function describeValidation(error: FastifyError): { message: string; errors: SchemaIssue[] } {
-  const context = error.validationContext === 'querystring' ? 'query' : (error.validationContext ?? 'request')
-  const errors = (error.validation as AjvIssue[]).map((issue) => toIssue(context, issue))
-  if (context === 'body' && errors.some((e) => e.path === 'body' && e.message.includes('must be object'))) {
-    return { message: 'A JSON object body is required', errors }
-  }
-  return { message: errors.map((e) => `${e.path} ${e.message}`).join('; '), errors }
-}
+import { explainValidation } from './explain-validation.js'
 
 interface Rendered {
   status: number
   code: string
   message: string
   data?: Record<string, unknown> | undefined
+  /** Seconds, for a 503 that passes. */
+  retryAfterS?: number
 }
 
-function render(error: FastifyError | HttpError | Error): Rendered {
+/** What a client should wait before trying again while the database is unreachable. */
+export const DATABASE_RETRY_AFTER_S = 5
+/** Messages of framework errors can quote the request (a URL, a content-type): never more than this. */
+const MESSAGE_LIMIT = 200
+
+/** Fastify's own refusals, in our words and codes. */
+const FRAMEWORK_ERRORS: Readonly<Record<string, Omit<Rendered, 'data'>>> = {
+  FST_ERR_BAD_URL: {
+    status: 400,
+    code: 'bad_request',
+    message: 'The URL is malformed: a bad percent escape or invalid UTF-8',
+  },
+  FST_ERR_MAX_PARAM_LENGTH: {
+    status: 414,
+    code: 'uri_too_long',
+    message: 'A path segment is longer than this service accepts',
+  },
+  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: 'bad_request', message: 'The body is not valid JSON' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: {
+    status: 400,
+    code: 'bad_request',
+    message: 'The body is empty but content-type says JSON',
+  },
+  FST_ERR_CTP_BODY_TOO_LARGE: {
+    status: 413,
+    code: 'payload_too_large',
+    message: 'The body is larger than this route accepts',
+  },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: {
+    status: 415,
+    code: 'unsupported_media_type',
+    message: 'Unsupported content-type: send application/json',
+  },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: {
+    status: 400,
+    code: 'bad_request',
+    message: 'The content-length does not match the body',
+  },
+  FST_ERR_CTP_EMPTY_TYPE: {
+    status: 415,
+    code: 'unsupported_media_type',
+    message: 'The content-type is empty',
+  },
+  FST_ERR_CTP_INVALID_TYPE: {
+    status: 415,
+    code: 'unsupported_media_type',
+    message: 'The content-type is malformed',
+  },
+  FST_ERR_ASYNC_CONSTRAINT: { status: 400, code: 'bad_request', message: 'The request matches no route' },
+  FST_ERR_NOT_FOUND: { status: 404, code: 'not_found', message: 'Not found' },
+}
+
+const cut = (text: string) => (text.length > MESSAGE_LIMIT ? `${text.slice(0, MESSAGE_LIMIT)}…` : text)
+
+function render(error: FastifyError | HttpError | Error, request: FastifyRequest): Rendered {
   if (error instanceof HttpError) {
     return { status: error.statusCode, code: error.code, message: error.message, data: error.data }
   }
   const fastifyError = error as FastifyError
   if (fastifyError.validation) {
-    const { message, errors } = describeValidation(fastifyError)
-    return { status: 400, code: 'bad_request', message, data: { errors } }
+    const { message, data } = explainValidation(fastifyError, request)
+    return { status: 400, code: 'bad_request', message, data }
   }
-  switch (fastifyError.code) {
-    case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      return { status: 400, code: 'bad_request', message: 'The body is not valid JSON' }
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return { status: 400, code: 'bad_request', message: 'The body is empty but content-type says JSON' }
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return { status: 413, code: 'payload_too_large', message: 'The body is larger than this route accepts' }
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return {
-        status: 415,
-        code: 'unsupported_media_type',
-        message: 'Unsupported content-type: send application/json',
-      }
+  const known = fastifyError.code === undefined ? undefined : FRAMEWORK_ERRORS[fastifyError.code]
+  if (known) return known
+  if (isDatabaseUnavailable(error)) {
+    return {
+      status: 503,
+      code: 'service_unavailable',
+      message: 'The database is unavailable; retry shortly',
+      retryAfterS: DATABASE_RETRY_AFTER_S,
+    }
   }
   // Class 22 (data exception): a value from the request that PostgreSQL cannot take, e.g. a NUL byte or a
   // number out of range, that validation let through. The caller's mistake, not ours.
@@ -95,25 +101,56 @@ function render(error: FastifyError | HttpError | Error): Rendered {
     return { status: 400, code: 'bad_request', message: 'The body is not valid JSON' }
   }
   if (typeof status === 'number' && status >= 400 && status < 500) {
-    return { status, code: codeForStatus[status] ?? 'bad_request', message: error.message }
+    return { status, code: codeForStatus[status] ?? 'bad_request', message: cut(error.message) }
   }
   return { status: 500, code: 'internal_server_error', message: 'Internal server error' }
 }
 
+/** Sends any error, thrown by a route or raised by Fastify itself, as the error envelope. */
+export function sendError(error: Error, request: FastifyRequest, reply: FastifyReply) {
+  const rendered = render(error, request)
+  if (rendered.status >= 500 && rendered.status !== 503) request.log.error({ err: error }, 'request failed')
+  else if (rendered.status === 503) request.log.warn({ err: error }, 'database unavailable')
+  else request.log.info({ code: rendered.code, message: rendered.message }, 'request refused')
+  const body: Record<string, unknown> = { ok: false, error: rendered.message, code: rendered.code }
+  if (rendered.data !== undefined) body.data = rendered.data
+  if (rendered.retryAfterS !== undefined) reply.header('retry-after', String(rendered.retryAfterS))
+  return reply.status(rendered.status).type('application/json; charset=utf-8').send(body)
+}
+
+/** Errors of the HTTP parser, before there is a request (a malformed request line, huge headers). */
+const CLIENT_ERRORS: Readonly<Record<string, [number, string, string]>> = {
+  HPE_HEADER_OVERFLOW: [431, 'request_header_fields_too_large', 'The request headers are too large'],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'request_timeout', 'The request took too long to arrive'],
+}
+
+/** The HTTP parser's refusals, in the envelope too (Fastify's own writes a body of its own shape). */
+export function clientErrorHandler(error: Error & { code?: string }, socket: Socket) {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return
+  const [status, code, message] = CLIENT_ERRORS[error.code ?? ''] ?? [
+    400,
+    'bad_request',
+    'The request is not valid HTTP',
+  ]
+  const body = JSON.stringify({ ok: false, error: message, code })
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${code}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    )
+  }
+  socket.destroy(error)
+}
+
 /** Every error, thrown or raised by Fastify itself, leaves as the error envelope with a matching status. */
 export function installErrorHandling(app: FastifyInstance) {
-  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    const rendered = render(error)
-    if (rendered.status >= 500) request.log.error({ err: error }, 'request failed')
-    else request.log.info({ code: rendered.code, message: rendered.message }, 'request refused')
-    const body: Record<string, unknown> = { ok: false, error: rendered.message, code: rendered.code }
-    if (rendered.data !== undefined) body.data = rendered.data
-    return reply.status(rendered.status).type('application/json; charset=utf-8').send(body)
-  })
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) =>
+    sendError(error, request, reply),
+  )
   app.setNotFoundHandler((request, reply) =>
     reply.status(404).send({
       ok: false,
-      error: `Route ${request.method} ${request.url.split('?')[0]} not found`,
+      error: cut(`Route ${request.method} ${request.url.split('?')[0]} not found`),
       code: 'not_found',
     }),
   )

@@ -1,3 +1,6 @@
 export * from './database.js'
+export * from './fuzz.js'
 export * from './identity.js'
+export * from './outage.js'
 export * from './service.js'
+export * from './tcp-proxy.js'

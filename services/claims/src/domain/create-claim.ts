@@ -47,7 +47,7 @@ const LIVE_CLAIM_GUARD = 'GN001'
 const UNIQUE_VIOLATION = '23505'
 /** Raised by the write when a reward vanished between its check and its update (migrations/00003). */
 const HALF_WRITTEN = 'GN003'
-/** Not expected (the write locks rewards in index order), but a retry is the answer if it comes. */
+/** Not expected (the write locks rewards in index order), but a new round is the answer if it comes. */
 const DEADLOCK = '40P01'
 
 const requestHash = (rewardIds: string[]) =>
@@ -68,7 +68,7 @@ export async function createClaim(
   request: CreateClaimRequest,
 ): Promise<CreateClaimResult> {
   try {
-    return await create(context, request)
+    return await createAfterRaces(context, request)
   } catch (error) {
     // A replay usually fails a check before the write (its rewards are in the claim it made); it is
     // still answered as the replay it is, like on every other signed route.
@@ -77,6 +77,31 @@ export async function createClaim(
       throw replayRefused()
     }
     throw error
+  }
+}
+
+/** A write that lost a race to a concurrent create; nothing of it was written (the statement failed). */
+class RaceLost extends Error {}
+
+/** Rounds of read-check-write before giving up on rewards that keep changing under the request. */
+const MAX_ROUNDS = 3
+
+/**
+ * A create that loses a race has a definite answer, the one a sequential create would get: its checks
+ * run again on what the winner wrote (the taken rewards listed in `reward_already_claimed`, or a claim
+ * when the winner's write was rolled back). Only rewards that keep changing end in the retry-later 409.
+ */
+async function createAfterRaces(
+  context: CreateClaimContext,
+  request: CreateClaimRequest,
+): Promise<CreateClaimResult> {
+  for (let round = 1; ; round++) {
+    try {
+      return await create(context, request)
+    } catch (error) {
+      if (!(error instanceof RaceLost)) throw error
+      if (round === MAX_ROUNDS) throw rewardsChanged()
+    }
   }
 }
 
@@ -144,9 +169,8 @@ async function create(context: CreateClaimContext, request: CreateClaimRequest):
     throw written.outcome === 'replayed' ? replayRefused() : rewardsChanged()
   } catch (error) {
     const state = sqlState(error)
-    if (state === LIVE_CLAIM_GUARD) return lostTo(rewardAlreadyClaimed())
     if (state === UNIQUE_VIOLATION && idempotency) return lostTo(error as Error)
-    if (state === HALF_WRITTEN || state === DEADLOCK) throw rewardsChanged()
+    if (state === LIVE_CLAIM_GUARD || state === HALF_WRITTEN || state === DEADLOCK) throw new RaceLost()
     throw error
   }
 }

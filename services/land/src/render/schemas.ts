@@ -1,4 +1,4 @@
-import { CoordinateString, GRID_MAX, GRID_MIN } from '@genesis/common'
+import { CoordinateString, GRID_MAX, GRID_MIN, HINT } from '@genesis/common'
 import { type Static, Type } from '@sinclair/typebox'
 
 /** Defaults of SPEC §4.3; the schemas below declare them, handlers fall back to the same values. */
@@ -58,6 +58,7 @@ export const MapImageQuery = Type.Object({
       default: IMAGE_DEFAULTS.center,
       description: `The parcel in the middle of the image: x,y with integers from ${GRID_MIN} to ${GRID_MAX}`,
       examples: ['0,0', '-45,102'],
+      [HINT]: `expected x,y with integers from ${GRID_MIN} to ${GRID_MAX}`,
     }),
   ),
   selected: Type.Optional(
@@ -65,16 +66,11 @@ export const MapImageQuery = Type.Object({
       pattern: COORDINATE_LIST_PATTERN,
       description: 'Parcels drawn as selected: x,y coordinates separated by semicolons',
       examples: ['0,0;1,0;-3,12'],
+      [HINT]: `expected x,y coordinates separated by semicolons, integers from ${GRID_MIN} to ${GRID_MAX}`,
     }),
   ),
 })
 export type MapImageQuery = Static<typeof MapImageQuery>
-
-/** What a parameter refused by its pattern should look like, said in words rather than as the regex. */
-export const PATTERN_HINTS: Readonly<Record<string, string>> = {
-  center: `expected x,y with integers from ${GRID_MIN} to ${GRID_MAX}`,
-  selected: `expected x,y coordinates separated by semicolons, integers from ${GRID_MIN} to ${GRID_MAX}`,
-}
 
 const GridInteger = Type.Integer({ minimum: GRID_MIN, maximum: GRID_MAX })
 

@@ -3,7 +3,6 @@ import type { FastifySchema } from 'fastify'
 import { addressRoutes } from './addresses.js'
 import { districtRoutes } from './districts.js'
 import { estateRoutes } from './estates.js'
-import { explainValidation } from './explain-validation.js'
 import { mapRoutes } from './map.js'
 import type { LandRouteOptions } from './options.js'
 import { parcelRoutes } from './parcels.js'
@@ -17,7 +16,6 @@ export const landRoutes: FastifyPluginAsyncTypebox<LandRouteOptions & { hideFrom
   app,
   options,
 ) => {
-  explainValidation(app)
   // Children get the dependencies only: passing `options` on would also pass the prefix and apply it twice.
   const deps: LandRouteOptions = { sql: options.sql, grid: options.grid }
   if (options.hideFromDocs) {

@@ -14,12 +14,10 @@ import {
   IMAGE_DEFAULTS,
   ImageQuery,
   MapImageQuery,
-  PATTERN_HINTS,
   ParcelImageParams,
   PngResponse,
 } from '../render/schemas.js'
 import type { MapSource } from '../render/types.js'
-import { refuseInvalidParameters } from '../render/validation.js'
 import { assertParcelLimit, computeViewport } from '../render/viewport.js'
 
 /**
@@ -100,7 +98,6 @@ export const mapImageRoutes: FastifyPluginAsyncTypebox<MapImageRoutesOptions> = 
   app.get(
     '/map.png',
     {
-      attachValidation: true,
       schema: {
         tags,
         summary: 'A PNG of the map around a centre, with optional selected parcels',
@@ -109,7 +106,6 @@ export const mapImageRoutes: FastifyPluginAsyncTypebox<MapImageRoutesOptions> = 
       },
     },
     async (request, reply) => {
-      refuseInvalidParameters(request, PATTERN_HINTS)
       const { center = IMAGE_DEFAULTS.center, selected } = request.query
       return answer(request, reply, {
         ...imageOptions(request.query),
@@ -122,7 +118,6 @@ export const mapImageRoutes: FastifyPluginAsyncTypebox<MapImageRoutesOptions> = 
   app.get(
     '/parcels/:x/:y/map.png',
     {
-      attachValidation: true,
       schema: {
         tags,
         summary: 'A PNG of the map centred on a parcel, the parcel drawn as selected',
@@ -132,7 +127,6 @@ export const mapImageRoutes: FastifyPluginAsyncTypebox<MapImageRoutesOptions> = 
       },
     },
     async (request, reply) => {
-      refuseInvalidParameters(request)
       const { x, y } = request.params
       return answer(request, reply, {
         ...imageOptions(request.query),
@@ -145,7 +139,6 @@ export const mapImageRoutes: FastifyPluginAsyncTypebox<MapImageRoutesOptions> = 
   app.get(
     '/estates/:id/map.png',
     {
-      attachValidation: true,
       schema: {
         tags,
         summary: 'A PNG of the map centred on an estate, its parcels drawn as selected',
@@ -155,7 +148,6 @@ export const mapImageRoutes: FastifyPluginAsyncTypebox<MapImageRoutesOptions> = 
       },
     },
     async (request, reply) => {
-      refuseInvalidParameters(request)
       const { id } = request.params
       const parcels = grid.estateParcels(id)
       if (parcels === undefined) throw new NotFoundError(`Estate "${id}" not found`, { data: { id } })

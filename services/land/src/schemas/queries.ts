@@ -1,4 +1,4 @@
-import { Address, CoordinateString, GRID_MAX, GRID_MIN } from '@genesis/common'
+import { Address, CoordinateString, GRID_MAX, GRID_MIN, HINT } from '@genesis/common'
 import { type Static, Type } from '@sinclair/typebox'
 import { PublicationStatus, TxHash } from './resources.js'
 
@@ -55,5 +55,6 @@ export const LocaleParams = Type.Object({
   locale: Type.String({
     pattern: '^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*$',
     description: 'en, es, fr, ko or zh; a region suffix (en-US, zh_CN) maps to its language',
+    [HINT]: 'expected a language code such as en, or with a region such as en-US',
   }),
 })

@@ -1,4 +1,4 @@
-import { Address, Envelope, Nullable, Uuid } from '@genesis/common'
+import { Address, Envelope, HINT, Nullable, Uuid } from '@genesis/common'
 import { type Static, Type } from '@sinclair/typebox'
 
 export const PublicationStatus = Type.Union(
@@ -14,6 +14,7 @@ export const AssetType = Type.Union([Type.Literal('parcel'), Type.Literal('estat
 export const TxHash = Type.String({
   pattern: '^0x[0-9a-fA-F]{64}$',
   description: 'A transaction hash: 0x and 64 hex digits (answers are lower-case)',
+  [HINT]: 'expected a transaction hash: 0x and 64 hex digits',
 })
 const Millis = Type.Integer({ description: 'milliseconds since the Unix epoch' })
 const DateTime = Type.String({ format: 'date-time' })

@@ -1,0 +1,22 @@
+import { randomUUID } from 'node:crypto'
+import { fuzzApp, signedHeaders } from '@genesis/common/testing'
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import { createIdentity, type Harness, type Identity, setup } from './helpers.js'
+
+// Every class of bad request an outside fuzz run sends, to every route, signed where the route asks.
+let h: Harness
+let alice: Identity
+beforeAll(async () => {
+  h = await setup()
+  alice = await createIdentity()
+})
+afterAll(() => h?.close())
+
+it('no 5xx, every answer in the envelope, no error answer over a few KB', async () => {
+  const report = await fuzzApp(h.app, {
+    headersFor: (route, method, path) =>
+      route.auth ? signedHeaders(alice, method, path, { metadata: { nonce: randomUUID() } }) : {},
+  })
+  expect(report.sent).toBeGreaterThan(400)
+  expect(report.failures).toEqual([])
+}, 180_000)
