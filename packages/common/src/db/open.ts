@@ -31,9 +31,9 @@ export async function openServiceDatabase(options: ServiceDatabaseOptions): Prom
   try {
     if (db.embedded) await migrate(db.sql, options.migrationsDir)
     else {
-      // A connection of its own, without the query deadline of the service's pool: a migration may be long.
+      // Connections of their own (the lock holds one), without the pool's query deadline: a migration may be long.
       const migrator = createSql(db.url, {
-        max: 1,
+        max: 2,
         timeouts: { connectS: options.config.DB_CONNECT_TIMEOUT_S },
       })
       try {
