@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { Interface, toBeHex } from 'ethers'
-import { REGISTRY_ABI } from '../src/chain/chain-reader.js'
+import { COLLECTION_ABI, REGISTRY_ABI } from '../src/chain/chain-reader.js'
 
 interface RpcRequest {
   jsonrpc: '2.0'
@@ -18,10 +18,13 @@ export class JsonRpcNode {
   readonly code = new Map<string, string>()
   /** `${thirdPartyId} ${messageHash}` → consumed quantity. */
   readonly receipts = new Map<string, bigint>()
+  /** Collection contract address (lower-case) → its `isApproved()`; answered where code is set. */
+  readonly approved = new Map<string, boolean>()
   readonly calls: { method: string; params: unknown[] }[] = []
   failing = false
   private server: Server | null = null
   private readonly registry = new Interface(REGISTRY_ABI)
+  private readonly collection = new Interface(COLLECTION_ABI)
 
   constructor(
     readonly chainId: number,
@@ -72,7 +75,16 @@ export class JsonRpcNode {
       }
       case 'eth_call': {
         const [tx] = request.params as [{ to: string; data: string }]
-        if (tx.to.toLowerCase() !== this.registryAddress.toLowerCase()) return reply('0x')
+        const to = tx.to.toLowerCase()
+        if (to !== this.registryAddress.toLowerCase()) {
+          // a collection contract: only where code is, like a real node (no code answers 0x)
+          if (
+            !this.code.has(to) ||
+            this.collection.parseTransaction({ data: tx.data })?.name !== 'isApproved'
+          )
+            return reply('0x')
+          return reply(this.collection.encodeFunctionResult('isApproved', [this.approved.get(to) ?? false]))
+        }
         const call = this.registry.parseTransaction({ data: tx.data })
         if (call?.name !== 'receipts') return reply('0x')
         const [thirdPartyId, messageHash] = call.args as unknown as [string, string]
