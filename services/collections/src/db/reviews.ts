@@ -108,37 +108,46 @@ export async function curationsOf(sql: Queryable, collectionId: string): Promise
     where cu.collection_id = ${collectionId} order by cu.created_at desc, cu.id`
 }
 
+/** What the committee's queue selects: pending reviews, or those whose collection's name contains `$3`. */
+const pendingMatches = (searched: boolean) =>
+  searched
+    ? `select cu.id, cu.created_at from collections c join curations cu on cu.collection_id = c.id
+       where cu.status = 'pending' and collection_name_suffixes(c.name) @@ collection_name_prefix($3)`
+    : `select cu.id, cu.created_at from curations cu where cu.status = 'pending'`
+
 /**
- * The committee's queue: pending reviews, oldest first, optionally those whose collection's name contains
- * `q`. Matches are gathered in a materialized CTE, from the pending index or the name-suffix index
- * (migrations 00003, 00004), then counted and paged, like the collection lists.
+ * The committee's queue as one statement ($1 limit, $2 offset, $3 the search): matches gathered in a
+ * materialized CTE, from the pending reviews' partial index or the name-suffix index (migrations 00003,
+ * 00004), then counted and paged, like the collection lists.
  */
+export const pendingCurationsQuery = (searched: boolean) =>
+  `with matched as materialized (${pendingMatches(searched)}),
+   page as (select id, created_at, count(*) over ()::int as total from matched
+            order by created_at, id limit $1 offset $2)
+   select ${COLUMNS}, page.total from page join curations cu on cu.id = page.id
+     join collections c on c.id = cu.collection_id
+   order by page.created_at, page.id`
+
+/** The committee's queue: pending reviews, oldest first, optionally searched by collection name. */
 export async function listPendingCurations(
   sql: Queryable,
   filter: { q?: string | undefined },
   page: { limit: number; offset: number },
 ): Promise<{ rows: CurationRow[]; total: number }> {
-  const matched =
-    filter.q === undefined
-      ? `select cu.id, cu.created_at from curations cu where cu.status = 'pending'`
-      : `select cu.id, cu.created_at from collections c join curations cu on cu.collection_id = c.id
-         where cu.status = 'pending' and collection_name_suffixes(c.name) @@ collection_name_prefix($3)`
+  const searched = filter.q !== undefined
   const params: (string | number)[] = [page.limit, page.offset]
   if (filter.q !== undefined) params.push(filter.q)
   const rows = await sql.unsafe<(CurationRow & { total: number })[]>(
-    `with matched as materialized (${matched}),
-     page as (select id, created_at, count(*) over ()::int as total from matched
-              order by created_at, id limit $1 offset $2)
-     select ${COLUMNS}, page.total from page join curations cu on cu.id = page.id
-       join collections c on c.id = cu.collection_id
-     order by page.created_at, page.id`,
+    pendingCurationsQuery(searched),
     params,
-    { prepare: true },
+    {
+      prepare: true,
+    },
   )
   if (rows.length > 0 || page.offset === 0) return { rows, total: rows[0]?.total ?? 0 }
   // past the last match: the page cannot tell the total
   const [counted] = await sql.unsafe<{ total: number }[]>(
-    `with matched as materialized (${matched.replace('$3', '$1')}) select count(*)::int as total from matched`,
+    `select count(*)::int as total from (${pendingMatches(searched).replace('$3', '$1')}) as matched`,
     filter.q === undefined ? [] : [filter.q],
     { prepare: true },
   )
