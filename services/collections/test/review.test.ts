@@ -202,6 +202,37 @@ describe('deciding a review', () => {
     refusal(await decide(h.app, h.committee, second.id, 'approve'), 409, 'already_decided')
   })
 
+  it("gives a rejected third party's items back: changed, sent again, reviewed again", async () => {
+    const tp = await thirdPartyInReview(h.app, h.config, alice, 2)
+    const [kept, rejectedLater] = tp.itemIds as [string, string]
+    const first = await openReview(h.app, alice, tp.id)
+    expect(
+      (await decide(h.app, h.committee, first.id, 'reject', { comment: 'Fix the textures' })).statusCode,
+    ).toBe(200)
+    // no longer waiting: nothing to review, approval data has nothing, the items can be changed
+    refusal(await askReview(h.app, alice, tp.id), 409, 'nothing_to_review')
+    refusal(
+      await call(h.app, h.committee, 'GET', `/v1/collections/${tp.id}/approvalData`),
+      409,
+      'not_published',
+    )
+    const change = await call(h.app, alice, 'PUT', `/v1/items/${kept}`, {
+      id: kept,
+      collection_id: tp.id,
+      name: 'Fixed textures',
+      type: 'wearable',
+      content_hash: `0x${'ab'.repeat(32)}`,
+    })
+    expect(change.statusCode, change.body).toBe(204)
+    await sendItems(h.app, h.config, alice, tp.id, tp.thirdPartyId, [kept, rejectedLater])
+    const second = await openReview(h.app, alice, tp.id)
+    expect(second.item_ids).toEqual([kept, rejectedLater])
+    expect((await decide(h.app, h.committee, second.id, 'approve')).statusCode).toBe(200)
+    expect((await read(alice, tp.id)).is_approved).toBe(true)
+    // approved items stay frozen
+    refusal(await call(h.app, alice, 'DELETE', `/v1/items/${kept}`), 409, 'item_published')
+  })
+
   it('is for the committee only (403), 404 for an unknown review, 400 for bad input', async () => {
     const id = await publishedCollection(h.app, alice, { managers: [bob.address] })
     const curation = await openReview(h.app, alice, id)

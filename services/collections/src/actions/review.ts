@@ -13,6 +13,7 @@ import {
   itemsAwaitingApproval,
   pendingCurationOf,
   recordReview,
+  returnRejectedItems,
   setForum,
 } from '../db/reviews.js'
 import { canEdit, seesFullView } from '../domain/access.js'
@@ -84,6 +85,7 @@ export async function requestReview(ctx: ServiceContext, caller: string, id: str
  * collection's row lock, and only while the review is pending: of two concurrent decisions one is
  * recorded, the other is 409 already_decided. `reviewed_at` is set; `is_approved` follows the decision,
  * or with RPC_URL what the collection contract says (a node that does not answer is 503, nothing written).
+ * A rejected third-party review gives its items back to the creator to change and send again.
  */
 export async function decideReview(
   ctx: ServiceContext,
@@ -120,6 +122,7 @@ export async function decideReview(
       throw alreadyDecided(latest?.status ?? 'unknown')
     }
     await recordReview(tx, row.id, approved, now)
+    if (decision === 'rejected') await returnRejectedItems(tx, row.id, curation.item_ids, now)
   })
   return (await findCuration(ctx.sql, curationId))!
 }

@@ -84,6 +84,17 @@ export async function recordReview(
     where id = ${collectionId}`
 }
 
+/**
+ * A rejected third-party review gives its items back to the creator: no longer waiting for approval, they
+ * can be changed and sent to review again (with a new cheque).
+ */
+export async function returnRejectedItems(tx: Queryable, collectionId: string, itemIds: string[], now: Date) {
+  if (itemIds.length === 0) return
+  await tx`
+    update items set submitted_content_hash = null, updated_at = ${now}
+    where collection_id = ${collectionId} and id = any(${tx.array(itemIds)}::uuid[])`
+}
+
 export async function pendingCurationOf(tx: Queryable, collectionId: string): Promise<string | null> {
   const [row] = await tx<{ id: string }[]>`
     select id from curations where collection_id = ${collectionId} and status = 'pending'`

@@ -58,7 +58,7 @@ export function registerCollectionRoutes(app: App, ctx: ServiceContext) {
         { q: query.q, isPublished: committee ? query.is_published : true, ...reviewFilter(query) },
         offset(query),
       )
-      await refreshApproval(ctx, rows)
+      if (ctx.chain) await refreshApproval(ctx, rows)
       return paged(rows.map(committee ? fullViews() : publicView), {
         page: query.page,
         limit: query.limit,
@@ -91,7 +91,7 @@ export function registerCollectionRoutes(app: App, ctx: ServiceContext) {
         { member: address, isPublished: query.is_published, ...reviewFilter(query) },
         offset(query),
       )
-      await refreshApproval(ctx, rows)
+      if (ctx.chain) await refreshApproval(ctx, rows)
       return paged(rows.map(fullViews()), { page: query.page, limit: query.limit, total })
     },
   )
@@ -110,7 +110,7 @@ export function registerCollectionRoutes(app: App, ctx: ServiceContext) {
     async (request) => {
       const row = await findCollection(ctx.sql, request.params.id)
       if (!row) throw collectionNotFound(request.params.id)
-      await refreshApproval(ctx, [row])
+      if (ctx.chain) await refreshApproval(ctx, [row])
       if (seesFullView(roles(ctx, request.signer!, row)))
         return ok(fullView(row, ctx.config.LOCK_TTL_S, ctx.now()))
       if (row.is_published) return ok(publicView(row))
