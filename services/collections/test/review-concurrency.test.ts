@@ -59,6 +59,10 @@ describe('committee members deciding the same review at once', () => {
     }
     const { kept, counted } = await keptAndCountedByReview(h.db.sql)
     expect(kept).toEqual(counted)
+    const [disagree] = await h.db.sql<{ n: number }[]>`
+      select count(*)::int as n from collections c
+      where c.pending_review <> exists (select 1 from curations cu where cu.collection_id = c.id and cu.status = 'pending')`
+    expect(disagree!.n).toBe(0)
   })
 })
 

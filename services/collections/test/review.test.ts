@@ -455,6 +455,19 @@ describe('a collection from creation to approval', () => {
   })
 })
 
+describe('the pending_review column', () => {
+  it('agrees with the pending curation records after everything above', async () => {
+    const [row] = await h.db.sql<{ n: number }[]>`
+      select count(*)::int as n from collections c
+      where c.pending_review <> exists (select 1 from curations cu where cu.collection_id = c.id and cu.status = 'pending')`
+    expect(row!.n).toBe(0)
+    const [pending] = await h.db.sql<
+      { n: number }[]
+    >`select count(*)::int as n from collections where pending_review`
+    expect(pending!.n).toBeGreaterThan(0)
+  })
+})
+
 describe('OpenAPI', () => {
   it('documents the review routes and the new list filters', async () => {
     const doc = (await h.app.inject({ method: 'GET', url: '/openapi.json' })).json() as {

@@ -119,25 +119,31 @@ export async function curationsOf(sql: Queryable, collectionId: string): Promise
     where cu.collection_id = ${collectionId} order by cu.created_at desc, cu.id`
 }
 
-/** What the committee's queue selects: pending reviews, or those whose collection's name contains `$3`. */
-const pendingMatches = (searched: boolean) =>
-  searched
-    ? `select cu.id, cu.created_at from collections c join curations cu on cu.collection_id = c.id
-       where cu.status = 'pending' and collection_name_suffixes(c.name) @@ collection_name_prefix($3)`
-    : `select cu.id, cu.created_at from curations cu where cu.status = 'pending'`
+/**
+ * A search of the queue: pending reviews whose collection's name contains `$3`. `c.pending_review` lets
+ * the planner intersect the few collections waiting for review with the name-suffix index, so a common
+ * word does not visit every collection whose name contains it.
+ */
+const SEARCHED_PENDING = `select cu.id, cu.created_at from collections c
+  join curations cu on cu.collection_id = c.id and cu.status = 'pending'
+  where c.pending_review and collection_name_suffixes(c.name) @@ collection_name_prefix($3)`
 
 /**
- * The committee's queue as one statement ($1 limit, $2 offset, $3 the search): matches gathered in a
- * materialized CTE, from the pending reviews' partial index or the name-suffix index (migrations 00003,
- * 00004), then counted and paged, like the collection lists.
+ * The committee's queue as one statement ($1 limit, $2 offset, $3 the search). Unsearched, it walks the
+ * pending reviews' partial index in queue order and counts that index; searched, its matches are gathered
+ * in a materialized CTE, counted and paged, like the collection lists (migrations 00003, 00004).
  */
 export const pendingCurationsQuery = (searched: boolean) =>
-  `with matched as materialized (${pendingMatches(searched)}),
-   page as (select id, created_at, count(*) over ()::int as total from matched
-            order by created_at, id limit $1 offset $2)
-   select ${COLUMNS}, page.total from page join curations cu on cu.id = page.id
-     join collections c on c.id = cu.collection_id
-   order by page.created_at, page.id`
+  searched
+    ? `with matched as materialized (${SEARCHED_PENDING}),
+       page as (select id, created_at, count(*) over ()::int as total from matched
+                order by created_at, id limit $1 offset $2)
+       select ${COLUMNS}, page.total from page join curations cu on cu.id = page.id
+         join collections c on c.id = cu.collection_id
+       order by page.created_at, page.id`
+    : `select ${COLUMNS}, (select count(*)::int from curations where status = 'pending') as total
+       from curations cu join collections c on c.id = cu.collection_id
+       where cu.status = 'pending' order by cu.created_at, cu.id limit $1 offset $2`
 
 /** The committee's queue: pending reviews, oldest first, optionally searched by collection name. */
 export async function listPendingCurations(
@@ -158,7 +164,9 @@ export async function listPendingCurations(
   if (rows.length > 0 || page.offset === 0) return { rows, total: rows[0]?.total ?? 0 }
   // past the last match: the page cannot tell the total
   const [counted] = await sql.unsafe<{ total: number }[]>(
-    `select count(*)::int as total from (${pendingMatches(searched).replace('$3', '$1')}) as matched`,
+    searched
+      ? `select count(*)::int as total from (${SEARCHED_PENDING.replace('$3', '$1')}) as matched`
+      : `select count(*)::int as total from curations where status = 'pending'`,
     filter.q === undefined ? [] : [filter.q],
     { prepare: true },
   )
