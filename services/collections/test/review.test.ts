@@ -455,6 +455,24 @@ describe('a collection from creation to approval', () => {
   })
 })
 
+describe('every move is signed', () => {
+  it('answers 401 to each review route without a signature, before anything else', async () => {
+    const id = randomUUID()
+    for (const [method, url] of [
+      ['POST', `/v1/collections/${id}/curations`],
+      ['GET', `/v1/collections/${id}/curations`],
+      ['GET', '/v1/curations'],
+      ['POST', `/v1/curations/${id}/approve`],
+      ['POST', `/v1/curations/${id}/reject`],
+      ['PUT', `/v1/collections/${id}/forum`],
+    ] as const) {
+      const res = await h.app.inject({ method, url, payload: method === 'GET' ? undefined : {} })
+      expect(res.statusCode, `${method} ${url}`).toBe(401)
+      expect(res.json()).toMatchObject({ ok: false, code: 'unauthorized' })
+    }
+  })
+})
+
 describe('the pending_review column', () => {
   it('agrees with the pending curation records after everything above', async () => {
     const [row] = await h.db.sql<{ n: number }[]>`
