@@ -72,7 +72,8 @@ describe('asking for review', () => {
     })
     expect(Date.parse(curation.created_at)).toBeGreaterThan(Date.now() - 60_000)
     // one pending review at a time, whoever asks
-    refusal(await askReview(h.app, alice, id), 409, 'review_pending')
+    const again = refusal(await askReview(h.app, alice, id), 409, 'review_pending')
+    expect(again.data).toEqual({ curation_id: curation.id })
     const history = await call(h.app, alice, 'GET', `/v1/collections/${id}/curations`)
     expect(history.json().data).toEqual([curation])
   })

@@ -22,9 +22,10 @@ import { approvalAfterDecision, refreshApproval } from './chain-approval.js'
 import { roles } from './guards.js'
 import { collectionNotFound, notAllowed } from './refusals.js'
 
-const reviewPending = (id: string) =>
+const reviewPending = (id: string, curationId?: string) =>
   new ConflictError(`Collection ${id} already has a review waiting for the committee`, {
     code: 'review_pending',
+    ...(curationId === undefined ? {} : { data: { curation_id: curationId } }),
   })
 
 const curationNotFound = (id: string) => new NotFoundError(`Curation ${id} not found`)
@@ -50,7 +51,8 @@ export async function requestReview(ctx: ServiceContext, caller: string, id: str
           code: 'not_published',
         })
       }
-      if (await pendingCurationOf(tx, id)) throw reviewPending(id)
+      const pending = await pendingCurationOf(tx, id)
+      if (pending) throw reviewPending(id, pending)
       let itemIds: string[] = []
       if (row.third_party_id === null) {
         if (row.is_approved) {
