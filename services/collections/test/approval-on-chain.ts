@@ -11,7 +11,7 @@ import {
   type Identity,
   refusal,
 } from './helpers.js'
-import { decide, openReview, thirdPartyInReview } from './review-helpers.js'
+import { askReview, decide, openReview, thirdPartyInReview } from './review-helpers.js'
 
 /** What the scenarios need of a chain: the loopback JSON-RPC node today, an anvil node later. */
 export interface ChainControl {
@@ -75,6 +75,15 @@ export function describeApprovalOnChain(harness: () => Harness, chain: ChainCont
         .data as Collection[]
       expect(page.find((c) => c.id === id)?.is_approved).toBe(false)
       expect((await read(h.committee, id)).is_approved).toBe(false)
+    })
+
+    it('asking for review of a collection approved on chain is 409 already_approved, read then', async () => {
+      const h = harness()
+      const owner = await createIdentity()
+      const { id, contract } = await deployedAndPublished(owner)
+      await chain.setApproved(contract, true)
+      // nothing read the collection since: the request itself asks the contract
+      refusal(await askReview(h.app, owner, id), 409, 'already_approved')
     })
 
     it("a committee decision records the review; is_approved stays the contract's", async () => {
