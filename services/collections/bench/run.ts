@@ -5,6 +5,7 @@
  *   baseline  GET /baseline                      bare Fastify, one `select 1` through the same postgres client
  *   search    GET /v1/collections?q=…             as a committee member, really signed
  *   by id     GET /v1/collections/{id}            really signed
+ *   review    GET /v1/collections?is_approved=true, ?pending_review=true, GET /v1/curations (seedReviews)
  * and, to separate the signature's cost from the rest, /health/live (the kit alone) and the unsigned
  * GET /v1/addresses?q=… (same search machinery, no signature).
  * Signed-fetch refuses replays only for mutating methods, so the GET headers are signed once and reused
@@ -18,7 +19,7 @@ import Fastify from 'fastify'
 import { loadConfig } from '../src/config.js'
 import { COLLECTIONS_DB_SETTINGS } from '../src/db/settings.js'
 import { migrationsDir } from '../src/paths.js'
-import { seedCollections } from '../test/seed.js'
+import { seedCollections, seedReviews } from '../test/seed.js'
 
 // The service as `pnpm start` runs it: tsc's output (turbo builds it before `bench`), not tsx's transform of
 // src, whose name-keeping wrappers run on every closure a request creates (~10 % of a by-id read's CPU).
@@ -61,6 +62,7 @@ try {
   await migrate(db.sql, migrationsDir)
   const started = performance.now()
   await seedCollections(db.sql, COLLECTIONS)
+  await seedReviews(db.sql)
   console.log(`seeded ${COLLECTIONS} collections in ${((performance.now() - started) / 1000).toFixed(1)} s`)
 
   const committee = await createIdentity()
@@ -111,6 +113,22 @@ try {
       name: 'GET /v1/collections (committee, first page)',
       url: `${base}/v1/collections`,
       headers: listHeaders,
+    },
+    // the review filters (1 % approved, 0.4 % waiting) and the committee's queue
+    {
+      name: 'GET /v1/collections?is_approved=true (committee)',
+      url: `${base}/v1/collections?is_approved=true`,
+      headers: listHeaders,
+    },
+    {
+      name: 'GET /v1/collections?pending_review=true (committee)',
+      url: `${base}/v1/collections?pending_review=true`,
+      headers: listHeaders,
+    },
+    {
+      name: 'GET /v1/curations (committee queue, first page)',
+      url: `${base}/v1/curations`,
+      headers: signedHeaders(committee, 'GET', '/v1/curations'),
     },
     { name: 'GET /v1/collections/{id}', url: `${base}${idPath}`, headers: idHeaders },
     // Without signed fetch, to tell the signature's share from the rest of the stack:

@@ -7,6 +7,7 @@ import { registerAddressRoutes } from './routes/addresses.js'
 import { registerCollectionRoutes } from './routes/collections.js'
 import { registerCurationRoutes } from './routes/curation.js'
 import { registerItemRoutes } from './routes/items.js'
+import { registerReviewRoutes } from './routes/reviews.js'
 
 export interface AppDeps {
   sql: Sql
@@ -36,6 +37,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerCollectionRoutes(app, ctx)
   registerCurationRoutes(app, ctx)
   registerItemRoutes(app, ctx)
+  registerReviewRoutes(app, ctx)
   registerAddressRoutes(app, ctx)
   return app
 }

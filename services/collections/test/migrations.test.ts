@@ -5,9 +5,10 @@ import { migrate } from '@genesis/common'
 import { createTestDatabase, type TestDatabase } from '@genesis/common/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type CollectionFilter, listQuery } from '../src/db/collections.js'
+import { pendingCurationsQuery } from '../src/db/reviews.js'
 import { COLLECTIONS_DB_SETTINGS } from '../src/db/settings.js'
 import { migrationsDir } from '../src/paths.js'
-import { keptAndCounted } from './counts.js'
+import { keptAndCounted, keptAndCountedByReview } from './counts.js'
 import { seedCollections } from './seed.js'
 
 let db: TestDatabase
@@ -56,6 +57,10 @@ describe('the generic plans the service runs', () => {
   const owner = `0x${(7).toString(16).padStart(40, '0')}`
   const plan = async (filter: CollectionFilter) => {
     const query = listQuery(filter, { limit: 20, offset: 0 })
+    return planOf(query.text, query.params)
+  }
+  const planOf = async (text: string, params: (string | number)[]) => {
+    const query = { text, params }
     const args = query.params.map((p) => (typeof p === 'number' ? String(p) : `'${p}'`)).join(', ')
     const rows = await db.sql.begin(async (tx) => {
       for (const [name, value] of Object.entries(COLLECTIONS_DB_SETTINGS))
@@ -86,6 +91,45 @@ describe('the generic plans the service runs', () => {
       expect(text).toContain(index)
     expect(text).not.toContain('Seq Scan on collections')
     expect(text).not.toContain('Gather')
+  })
+
+  it('walks the partial index of a review filter that selects few, its total from collection_counts', async () => {
+    // a catalogue where few collections are approved, reviewed or waiting for review
+    await db.sql`update collections set is_approved = true, reviewed_at = created_at where name like '%7'`
+    await db.sql`update collections set pending_review = true where name like '%13'`
+    await db.sql`analyze collections`
+    const cases: [CollectionFilter, string][] = [
+      [{ isApproved: true }, 'collections_approved_created_at'],
+      [{ isPublished: true, isApproved: true }, 'collections_approved_created_at'],
+      [{ reviewed: true }, 'collections_reviewed_created_at'],
+      [{ isPublished: true, reviewed: true }, 'collections_reviewed_created_at'],
+      [{ pendingReview: true }, 'collections_pending_review_created_at'],
+      [{ isPublished: true, pendingReview: true }, 'collections_pending_review_created_at'],
+    ]
+    for (const [filter, index] of cases) {
+      const text = await plan(filter)
+      expect(text, JSON.stringify(filter)).toContain(index)
+      expect(text).toContain('collection_counts')
+      expect(text).not.toContain('Seq Scan on collections ')
+    }
+    // with a search or a member, the narrowing index still comes first
+    expect(await plan({ q: 'Samurai', isApproved: true })).toContain('collections_name_suffixes')
+    const member = await plan({ member: owner, pendingReview: true })
+    expect(member).toContain('collections_eth_address')
+    expect(member).not.toContain('Seq Scan on collections')
+  })
+
+  it("reads the committee's queue through an index of pending reviews or of names, never a scan", async () => {
+    const queue = await planOf(pendingCurationsQuery(false), [20, 0])
+    expect(queue).toContain('curations_pending_oldest')
+    expect(queue).not.toContain('Seq Scan')
+    // a search starts from what is pending (few): the pending reviews, or the collections waiting for review
+    // intersected with the name suffixes (the plan on 100,000 collections, BENCHMARKS.md)
+    const searched = await planOf(pendingCurationsQuery(true), [20, 0, 'samurai'])
+    expect(searched).toMatch(
+      /curations_one_pending|curations_pending_oldest|collections_pending_review_created_at/,
+    )
+    expect(searched).not.toContain('Seq Scan')
   })
 
   it('walks created_at for an unnarrowed page, its total read from collection_counts', async () => {
@@ -132,6 +176,13 @@ it('starts collection_counts from the rows already there, then follows inserts, 
     await before.sql`delete from collections where name like '%3'`
     ;({ kept, counted } = await keptAndCounted(before.sql))
     expect(kept).toEqual(counted)
+    // the review state (00004) moves collections between keys too
+    await before.sql`update collections set is_approved = true, reviewed_at = now() where name like '%4'`
+    await before.sql`update collections set pending_review = true where name like '%5'`
+    await before.sql`update collections set pending_review = false, reviewed_at = now() where name like '%25'`
+    const byReview = await keptAndCountedByReview(before.sql)
+    expect(byReview.kept).toEqual(byReview.counted)
+    expect(byReview.kept.filter((k) => k.is_approved).reduce((n, k) => n + k.n, 0)).toBeGreaterThan(0)
     expect(kept.find((k) => !k.is_standard && k.is_published)?.n).toBe(1)
     await before.sql`truncate collections cascade`
     ;({ kept, counted } = await keptAndCounted(before.sql))

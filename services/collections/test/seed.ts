@@ -101,3 +101,38 @@ export async function seedCollections(sql: Sql, count: number, network = 'sepoli
   })
   await sql`analyze collections`
 }
+
+/**
+ * The review state of a seeded catalogue: one published collection in 100 approved (and reviewed a day
+ * after its creation, with a rejected and an approved curation record), one in 250 waiting for review
+ * with a pending curation record. Few of each, as
+ * on a real catalogue, so the review filters' partial indexes are what a page walks.
+ */
+export async function seedReviews(sql: Sql): Promise<void> {
+  await sql.begin(async (tx) => {
+    await tx`
+      with numbered as (select id, row_number() over (order by created_at desc, id) as n from collections
+                        where is_published and third_party_id is null)
+      update collections c set is_approved = true, reviewed_at = c.created_at + interval '1 day'
+      from numbered where numbered.id = c.id and numbered.n % 100 = 0`
+    await tx`
+      with numbered as (select id, created_at, row_number() over (order by created_at desc, id) as n
+                        from collections where is_published and not is_approved)
+      insert into curations (id, collection_id, kind, requested_by, created_at, updated_at)
+      select gen_random_uuid(), id, 'collection', ${`0x${'5'.repeat(40)}`}, created_at + interval '1 hour',
+             created_at + interval '1 hour'
+      from numbered where n % 250 = 0`
+    // the decided reviews behind them, and as many rejected ones: the queue is a small part of the table
+    await tx`
+      insert into curations (id, collection_id, kind, status, requested_by, reviewed_by, created_at, reviewed_at, updated_at)
+      select gen_random_uuid(), id, 'collection', s.status, ${`0x${'5'.repeat(40)}`}, ${`0x${'6'.repeat(40)}`},
+             created_at + interval '1 hour', created_at + interval '1 day', created_at + interval '1 day'
+      from collections, (values ('approved'), ('rejected')) as s (status)
+      where is_approved`
+    await tx`
+      update collections set pending_review = true
+      where id in (select collection_id from curations where status = 'pending')`
+  })
+  await sql`analyze collections`
+  await sql`analyze curations`
+}

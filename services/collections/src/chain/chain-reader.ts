@@ -1,5 +1,5 @@
 import { ServiceUnavailableError } from '@genesis/common'
-import { Contract, FetchRequest, JsonRpcProvider, Network } from 'ethers'
+import { Contract, FetchRequest, Interface, JsonRpcProvider, Network } from 'ethers'
 
 /** What the service asks the chain. Absent (null) when no RPC_URL is configured. */
 export interface ChainReader {
@@ -7,6 +7,8 @@ export interface ChainReader {
   hasCode(address: string): Promise<boolean>
   /** True when the registry has a receipt for this cheque digest, i.e. its slots were consumed. */
   chequeWasConsumed(thirdPartyId: string, messageHash: string): Promise<boolean>
+  /** The collection contract's `isApproved()`: the committee's approval on chain (false where no code is). */
+  isApproved(collectionAddress: string): Promise<boolean>
   destroy(): void
 }
 
@@ -24,6 +26,10 @@ export interface ChainReaderConfig {
 export const REGISTRY_ABI = [
   'function receipts(string _thirdPartyId, bytes32 _messageHash) view returns (uint256)',
 ] as const
+
+/** The collection contract's view of its approval (ERC721CollectionV2's public `isApproved`). */
+export const COLLECTION_ABI = ['function isApproved() view returns (bool)'] as const
+const collection = new Interface(COLLECTION_ABI)
 
 export function createChainReader(config: ChainReaderConfig): ChainReader {
   const request = new FetchRequest(config.rpcUrl)
@@ -57,6 +63,13 @@ export function createChainReader(config: ChainReaderConfig): ChainReader {
       ask('eth_call receipts', async () => {
         const qty: bigint = await receipts.staticCall(thirdPartyId, messageHash)
         return qty > 0n
+      }),
+    isApproved: (address) =>
+      ask('eth_call isApproved', async () => {
+        const data = await provider.call({ to: address, data: collection.encodeFunctionData('isApproved') })
+        // no contract there (yet): nothing approved
+        if (data === '0x') return false
+        return collection.decodeFunctionResult('isApproved', data)[0] === true
       }),
     destroy: () => provider.destroy(),
   }

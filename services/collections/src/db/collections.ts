@@ -109,6 +109,11 @@ export interface CollectionFilter {
   /** Case-insensitive substring of the name. */
   q?: string | undefined
   isPublished?: boolean | undefined
+  /** The review state (issue 17): each written into the text like publication, for the partial indexes. */
+  isApproved?: boolean | undefined
+  /** `reviewed_at` is set. */
+  reviewed?: boolean | undefined
+  pendingReview?: boolean | undefined
   /** Collections this address owns, manages (itself or through its third party) or mints for. */
   member?: string | undefined
   /** Standard collections only (those with a contract address). */
@@ -136,9 +141,7 @@ function whereClause(filter: CollectionFilter): { text: string; params: Paramete
   // a suffix of the name starts with q (migrations/00003: the suffix index)
   if (filter.q !== undefined)
     conditions.push(`collection_name_suffixes(c.name) @@ collection_name_prefix(${param(filter.q)})`)
-  if (filter.isPublished !== undefined)
-    conditions.push(filter.isPublished ? 'c.is_published' : 'not c.is_published')
-  if (filter.standardOnly) conditions.push('c.third_party_id is null')
+  conditions.push(...flagConditions(filter, 'c.'))
   if (filter.member !== undefined) {
     // One indexed branch per role, rather than an OR of them, which only a scan of the table can answer.
     const member = param(filter.member)
@@ -188,12 +191,28 @@ export function listQuery(
 
 const isNarrowed = (filter: CollectionFilter) => filter.q !== undefined || filter.member !== undefined
 
+/**
+ * The flags of the filter as conditions on `collections` (prefix `c.`) or, with no prefix, on the keys of
+ * `collection_counts`, whose columns are named alike but for kind and review.
+ */
+function flagConditions(filter: CollectionFilter, prefix: 'c.' | ''): string[] {
+  const flag = (value: boolean | undefined, column: string, negated = `not ${column}`) =>
+    value === undefined ? [] : [value ? column : negated]
+  const counts = prefix === ''
+  return [
+    ...flag(filter.isPublished, `${prefix}is_published`),
+    ...flag(filter.isApproved, `${prefix}is_approved`),
+    ...(counts
+      ? flag(filter.reviewed, 'is_reviewed')
+      : flag(filter.reviewed, 'c.reviewed_at is not null', 'c.reviewed_at is null')),
+    ...flag(filter.pendingReview, `${prefix}pending_review`),
+    ...(filter.standardOnly ? [counts ? 'is_standard' : `${prefix}third_party_id is null`] : []),
+  ]
+}
+
 /** The number of collections an unnarrowed filter selects, from the counts the trigger keeps. */
 function keptCount(filter: CollectionFilter): string {
-  const conditions: string[] = []
-  if (filter.isPublished !== undefined)
-    conditions.push(filter.isPublished ? 'is_published' : 'not is_published')
-  if (filter.standardOnly) conditions.push('is_standard')
+  const conditions = flagConditions(filter, '')
   const where = conditions.length === 0 ? '' : `where ${conditions.join(' and ')}`
   return `select coalesce(sum(n), 0)::int from collection_counts ${where}`
 }

@@ -1,4 +1,5 @@
 import { type App, Envelope, ForbiddenError, NotFoundError, ok, PagedEnvelope, paged } from '@genesis/common'
+import { refreshApproval } from '../actions/chain-approval.js'
 import { roles } from '../actions/guards.js'
 import { removeCollection } from '../actions/lifecycle.js'
 import { collectionNotFound } from '../actions/refusals.js'
@@ -16,6 +17,13 @@ import {
 } from '../schemas/collection.js'
 import { fullView, publicView } from '../views.js'
 import { NoContent, refusals } from './responses.js'
+
+/** The review filters of a list query, as the list's filter. */
+const reviewFilter = (query: { is_approved?: boolean; reviewed?: boolean; pending_review?: boolean }) => ({
+  isApproved: query.is_approved,
+  reviewed: query.reviewed,
+  pendingReview: query.pending_review,
+})
 
 const offset = (query: { page: number; limit: number }) => ({
   limit: query.limit,
@@ -47,9 +55,10 @@ export function registerCollectionRoutes(app: App, ctx: ServiceContext) {
       if (!committee && query.is_published === false) return paged([], { ...query, total: 0 })
       const { rows, total } = await listCollections(
         ctx.sql,
-        { q: query.q, isPublished: committee ? query.is_published : true },
+        { q: query.q, isPublished: committee ? query.is_published : true, ...reviewFilter(query) },
         offset(query),
       )
+      if (ctx.chain) await refreshApproval(ctx, rows)
       return paged(rows.map(committee ? fullViews() : publicView), {
         page: query.page,
         limit: query.limit,
@@ -79,9 +88,10 @@ export function registerCollectionRoutes(app: App, ctx: ServiceContext) {
       const query = request.query
       const { rows, total } = await listCollections(
         ctx.sql,
-        { member: address, isPublished: query.is_published },
+        { member: address, isPublished: query.is_published, ...reviewFilter(query) },
         offset(query),
       )
+      if (ctx.chain) await refreshApproval(ctx, rows)
       return paged(rows.map(fullViews()), { page: query.page, limit: query.limit, total })
     },
   )
@@ -100,6 +110,7 @@ export function registerCollectionRoutes(app: App, ctx: ServiceContext) {
     async (request) => {
       const row = await findCollection(ctx.sql, request.params.id)
       if (!row) throw collectionNotFound(request.params.id)
+      if (ctx.chain) await refreshApproval(ctx, [row])
       if (seesFullView(roles(ctx, request.signer!, row)))
         return ok(fullView(row, ctx.config.LOCK_TTL_S, ctx.now()))
       if (row.is_published) return ok(publicView(row))

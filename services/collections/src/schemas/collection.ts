@@ -53,7 +53,7 @@ export type CollectionWrite = Static<typeof CollectionWrite>
 export const CollectionParams = Type.Object({ id: Id })
 export const AddressParams = Type.Object({ address: Address })
 
-const Search = Type.String({
+export const Search = Type.String({
   minLength: 1,
   maxLength: 100,
   pattern: '^[^\\u0000-\\u001f\\u007f]+$',
@@ -63,10 +63,17 @@ const Search = Type.String({
 export const MAX_PAGE = 1_000_000
 
 /** The shared paging, with a bound on `page` too: a larger offset would overflow the database's bigint. */
-const Paging = Type.Object({
+export const Paging = Type.Object({
   page: Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1 }),
   limit: PageQuery.properties.limit,
 })
+
+/** The review filters of both collection lists (issue 17). */
+const ReviewFilters = {
+  is_approved: Type.Optional(Type.Boolean({ description: 'Approved by the committee (or on chain)' })),
+  reviewed: Type.Optional(Type.Boolean({ description: 'Decided at least once (`reviewed_at` set)' })),
+  pending_review: Type.Optional(Type.Boolean({ description: 'A review is waiting for the committee' })),
+}
 
 export const CollectionListQuery = Type.Composite(
   [
@@ -74,6 +81,7 @@ export const CollectionListQuery = Type.Composite(
     Type.Object({
       q: Type.Optional(Search),
       is_published: Type.Optional(Type.Boolean()),
+      ...ReviewFilters,
     }),
   ],
   { additionalProperties: false },
@@ -81,7 +89,7 @@ export const CollectionListQuery = Type.Composite(
 export type CollectionListQuery = Static<typeof CollectionListQuery>
 
 export const AddressCollectionsQuery = Type.Composite(
-  [Paging, Type.Object({ is_published: Type.Optional(Type.Boolean()) })],
+  [Paging, Type.Object({ is_published: Type.Optional(Type.Boolean()), ...ReviewFilters })],
   { additionalProperties: false },
 )
 

@@ -1,0 +1,111 @@
+import { type App, Envelope, ForbiddenError, ok, PagedEnvelope, paged } from '@genesis/common'
+import { Type } from '@sinclair/typebox'
+import { decideReview, requestReview, reviewsOf, setForumThread } from '../actions/review.js'
+import type { ServiceContext } from '../context.js'
+import { listPendingCurations } from '../db/reviews.js'
+import { CollectionParams } from '../schemas/collection.js'
+import {
+  Curation,
+  CurationParams,
+  DecisionBody,
+  ForumBody,
+  PendingCurationsQuery,
+} from '../schemas/review.js'
+import { NoContent, refusals } from './responses.js'
+
+/** The committee's review (issue 17): curation records, decisions and the forum thread. */
+export function registerReviewRoutes(app: App, ctx: ServiceContext) {
+  app.post(
+    '/v1/collections/:id/curations',
+    {
+      config: { auth: 'signed' },
+      schema: {
+        summary:
+          "Ask the committee to review a published collection (or a third party's items waiting for approval)",
+        tags: ['curation'],
+        params: CollectionParams,
+        response: { 201: Envelope(Curation), ...refusals(400, 401, 403, 404, 409, 503) },
+      },
+    },
+    async (request, reply) =>
+      reply.status(201).send(ok(await requestReview(ctx, request.signer!, request.params.id))),
+  )
+
+  app.get(
+    '/v1/collections/:id/curations',
+    {
+      config: { auth: 'signed' },
+      schema: {
+        summary: "A collection's reviews, newest first (owner, managers, minters, committee)",
+        tags: ['curation'],
+        params: CollectionParams,
+        response: { 200: Envelope(Type.Array(Curation)), ...refusals(400, 401, 403, 404) },
+      },
+    },
+    async (request) => ok(await reviewsOf(ctx, request.signer!, request.params.id)),
+  )
+
+  app.get(
+    '/v1/curations',
+    {
+      config: { auth: 'signed' },
+      schema: {
+        summary: "The committee's queue: pending reviews, oldest first, searchable by collection name",
+        tags: ['curation'],
+        querystring: PendingCurationsQuery,
+        response: { 200: PagedEnvelope(Curation), ...refusals(400, 401, 403) },
+      },
+    },
+    async (request) => {
+      if (!ctx.committee.has(request.signer!))
+        throw new ForbiddenError('Only committee members may list pending reviews')
+      const { q, page, limit } = request.query
+      const { rows, total } = await listPendingCurations(
+        ctx.sql,
+        { q },
+        { limit, offset: (page - 1) * limit },
+      )
+      return paged(rows, { page, limit, total })
+    },
+  )
+
+  for (const [action, decision] of [
+    ['approve', 'approved'],
+    ['reject', 'rejected'],
+  ] as const) {
+    app.post(
+      `/v1/curations/:id/${action}`,
+      {
+        config: { auth: 'signed' },
+        schema: {
+          summary: `${action === 'approve' ? 'Approve' : 'Reject'} a pending review, with an optional comment (committee only)`,
+          tags: ['curation'],
+          params: CurationParams,
+          body: DecisionBody,
+          response: { 200: Envelope(Curation), ...refusals(400, 401, 403, 404, 409, 503) },
+        },
+      },
+      async (request) =>
+        ok(await decideReview(ctx, request.signer!, request.params.id, decision, request.body.comment)),
+    )
+  }
+
+  app.put(
+    '/v1/collections/:id/forum',
+    {
+      config: { auth: 'signed' },
+      schema: {
+        summary:
+          "Set the review's forum thread: once by the owner or a manager, at any time by the committee",
+        tags: ['curation'],
+        params: CollectionParams,
+        body: ForumBody,
+        response: { 204: NoContent, ...refusals(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request, reply) => {
+      await setForumThread(ctx, request.signer!, request.params.id, request.body)
+      return reply.status(204).send(null)
+    },
+  )
+}
