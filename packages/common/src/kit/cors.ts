@@ -14,7 +14,8 @@ export interface CorsOptions {
 /**
  * CORS for every answer and every preflight. A simple answer gets its headers from `corsHeaders`, which
  * the kit calls in the onSend hook it runs anyway: @fastify/cors's per-request hook (it builds the route
- * options twice and copies its options on every request) cost ~3 µs, a tenth of a small read. Preflights
+ * options twice and copies its options on every request) was a measurable share of a small read
+ * (PERFORMANCE.md). Preflights
  * are answered by an OPTIONS route on every path, before any auth or body parsing.
  */
 export function installCors(
