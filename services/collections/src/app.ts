@@ -1,43 +1,36 @@
-import { type App, appOptionsFromConfig, createApp, type Sql } from '@genesis/common'
-import type { FastifyServerOptions } from 'fastify'
-import type { ChainReader } from './chain/chain-reader.js'
-import type { CollectionsConfig } from './config.js'
-import { createContext } from './context.js'
-import { registerAddressRoutes } from './routes/addresses.js'
-import { registerCollectionRoutes } from './routes/collections.js'
-import { registerCurationRoutes } from './routes/curation.js'
-import { registerItemRoutes } from './routes/items.js'
-import { registerReviewRoutes } from './routes/reviews.js'
+import { type App, type AppOptions, appOptionsFromConfig, createApp } from '@genesis/common'
+import type { Config } from './config.js'
+import { type Context, createContext } from './context.js'
+import { routes } from './routes/index.js'
 
-export interface AppDeps {
-  sql: Sql
-  config: CollectionsConfig
-  /** Overrides the reader built from RPC_URL (null: no chain checks). */
-  chain?: ChainReader | null
-  /** Pino options; false (the default) for no logs. */
-  logger?: FastifyServerOptions['logger']
-}
-
+export const SERVICE_NAME = 'collections'
 export const SERVICE_VERSION = '1.0.0'
 
-export async function buildApp(deps: AppDeps): Promise<App> {
+/** The collections app with every route registered under /v1; no listen, no environment, no background jobs. */
+export async function buildApp({ sql, config, logger, context }: AppOptions<Config, Context>): Promise<App> {
+  const ctx = await createContext(sql, config, context)
   const app = await createApp({
-    ...appOptionsFromConfig(deps.config),
-    logger: deps.logger ?? false,
-    name: 'collections',
+    name: SERVICE_NAME,
     version: SERVICE_VERSION,
-    description: 'Collections of wearables and emotes: creation, items, lock, terms, publication, curation',
-    sql: deps.sql,
+    description: 'Collections of wearables and emotes: creation, items, lock, terms, publication, review',
+    sql,
+    logger,
+    ...appOptionsFromConfig(config),
   })
-  const ctx = createContext(deps.sql, deps.config, deps.chain)
-  if (deps.chain === undefined && ctx.chain) {
-    const chain = ctx.chain
-    app.addHook('onClose', async () => chain.destroy())
+  // a reader handed in belongs to the caller
+  const { chain } = ctx
+  if (chain && context?.chain === undefined) app.addHook('onClose', async () => chain.destroy())
+  await app.register(routes, { prefix: '/v1', ctx })
+  const committee = ctx.committeeSource
+  if (committee.source === 'none') {
+    app.log.warn(
+      'COMMITTEE_ADDRESSES is empty: nobody can read approval data or list unpublished collections',
+    )
+  } else if (committee.source !== 'env') {
+    app.log.warn(
+      { committee: committee.addresses, keyFile: committee.path, source: committee.source },
+      `collections development committee member ${committee.addresses} (key in ${committee.path}; COMMITTEE_ADDRESSES unset, embedded database, NODE_ENV not production)`,
+    )
   }
-  registerCollectionRoutes(app, ctx)
-  registerCurationRoutes(app, ctx)
-  registerItemRoutes(app, ctx)
-  registerReviewRoutes(app, ctx)
-  registerAddressRoutes(app, ctx)
   return app
 }

@@ -1,4 +1,4 @@
-import { baseConfigSchema, ConfigError, loadConfig as loadEnv } from '@genesis/common'
+import { baseConfigSchema, loadConfig as loadEnv } from '@genesis/common'
 import { type Static, Type } from '@sinclair/typebox'
 
 const Hex32 = (description: string, defaultValue: string) =>
@@ -10,7 +10,7 @@ const AddressVar = (description: string, defaultValue: string) =>
  * The defaults are the public testnet values matching CHAIN_NETWORK=sepolia (its collections live on
  * Polygon Amoy): set all of them together for another network. See README "Environment".
  */
-export const collectionsConfigSchema = Type.Composite([
+export const configSchema = Type.Composite([
   baseConfigSchema({ service: 'collections', port: 3002 }),
   Type.Object({
     COMMITTEE_ADDRESSES: Type.String({
@@ -42,24 +42,12 @@ export const collectionsConfigSchema = Type.Composite([
   }),
 ])
 
-export type CollectionsConfig = Static<typeof collectionsConfigSchema>
+export type Config = Static<typeof configSchema>
 
-export const loadConfig = (env: NodeJS.ProcessEnv = process.env): CollectionsConfig =>
-  loadEnv(collectionsConfigSchema, env)
+export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => loadEnv(configSchema, env)
 
 export const parseAddressList = (value: string): string[] =>
   value
     .split(',')
     .map((a) => a.trim().toLowerCase())
     .filter((a) => a.length > 0)
-
-/** For the entry points: a configuration problem is one clear message and exit code 1, not a stack trace. */
-export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env): CollectionsConfig {
-  try {
-    return loadConfig(env)
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error
-    console.error(`collections: ${error.message}`)
-    process.exit(1)
-  }
-}

@@ -1,45 +1,57 @@
 import type { Sql } from '@genesis/common'
 import type { TypedDataDomain } from 'ethers'
 import { type ChainReader, createChainReader } from './chain/chain-reader.js'
-import { type CollectionsConfig, parseAddressList } from './config.js'
+import { type Config, parseAddressList } from './config.js'
 import { registryDomain } from './domain/cheque.js'
+import { type Committee, committeeOf } from './domain/dev-committee.js'
 
-/** Everything a route needs besides the request: built once per app. */
-export interface ServiceContext {
+/** Everything a route needs besides the request: built once per app, from the configuration. */
+export interface Context {
   sql: Sql
-  config: CollectionsConfig
+  config: Config
+  /** The committee's addresses, lower-case. */
   committee: ReadonlySet<string>
-  /** Null when RPC_URL is not configured: no deployment or cheque checks on chain. */
+  /** Where the committee came from, for the start log. */
+  committeeSource: Committee
+  /** Null when RPC_URL is not configured: no deployment, cheque or approval checks on chain. */
   chain: ChainReader | null
   registryDomain: TypedDataDomain
   now: () => Date
 }
 
-export function createContext(
+/**
+ * The committee from COMMITTEE_ADDRESSES, else the development member (`committeeOf`); the chain reader
+ * from RPC_URL; `overrides` replaces any part (tests).
+ */
+export async function createContext(
   sql: Sql,
-  config: CollectionsConfig,
-  chain?: ChainReader | null,
-): ServiceContext {
+  config: Config,
+  overrides: Partial<Context> = {},
+): Promise<Context> {
+  const committeeSource = overrides.committeeSource ?? (await committeeOf(config))
   return {
     sql,
     config,
-    committee: new Set(parseAddressList(config.COMMITTEE_ADDRESSES)),
-    chain:
-      chain !== undefined
-        ? chain
-        : config.RPC_URL
-          ? createChainReader({
-              rpcUrl: config.RPC_URL,
-              chainId: config.THIRD_PARTY_REGISTRY_CHAIN_ID,
-              timeoutMs: config.RPC_TIMEOUT_MS,
-              registryAddress: config.THIRD_PARTY_REGISTRY_ADDRESS,
-            })
-          : null,
-    registryDomain: registryDomain({
-      name: config.THIRD_PARTY_REGISTRY_NAME,
-      address: config.THIRD_PARTY_REGISTRY_ADDRESS,
-      chainId: config.THIRD_PARTY_REGISTRY_CHAIN_ID,
-    }),
-    now: () => new Date(),
+    committee: overrides.committee ?? new Set(parseAddressList(committeeSource.addresses)),
+    committeeSource,
+    chain: overrides.chain !== undefined ? overrides.chain : chainReaderOf(config),
+    registryDomain:
+      overrides.registryDomain ??
+      registryDomain({
+        name: config.THIRD_PARTY_REGISTRY_NAME,
+        address: config.THIRD_PARTY_REGISTRY_ADDRESS,
+        chainId: config.THIRD_PARTY_REGISTRY_CHAIN_ID,
+      }),
+    now: overrides.now ?? (() => new Date()),
   }
 }
+
+const chainReaderOf = (config: Config): ChainReader | null =>
+  config.RPC_URL
+    ? createChainReader({
+        rpcUrl: config.RPC_URL,
+        chainId: config.THIRD_PARTY_REGISTRY_CHAIN_ID,
+        timeoutMs: config.RPC_TIMEOUT_MS,
+        registryAddress: config.THIRD_PARTY_REGISTRY_ADDRESS,
+      })
+    : null

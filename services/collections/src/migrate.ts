@@ -1,16 +1,9 @@
-import { migrate, openDatabase } from '@genesis/common'
-import { loadConfigOrExit } from './config.js'
+import { createLogger, openServiceDatabase, orExit } from '@genesis/common'
+import { SERVICE_NAME } from './app.js'
+import { loadConfig } from './config.js'
 import { migrationsDir } from './paths.js'
 
-const config = loadConfigOrExit()
-const db = await openDatabase({
-  databaseUrl: config.DATABASE_URL,
-  dataDir: config.DATA_DIR,
-  service: 'collections',
-})
-try {
-  await migrate(db.sql, migrationsDir)
-  console.log(`collections: migrations applied (${migrationsDir})`)
-} finally {
-  await db.close()
-}
+const config = orExit(SERVICE_NAME, () => loadConfig(process.env))
+const logger = createLogger(SERVICE_NAME, config)
+const db = await openServiceDatabase({ service: SERVICE_NAME, config, migrationsDir, logger })
+await db.close()

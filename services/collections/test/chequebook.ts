@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto'
 import type { Identity } from '@genesis/common/testing'
-import type { CollectionsConfig } from '../src/config.js'
+import type { Config } from '../src/config.js'
 import { type Cheque, CONSUME_SLOTS_TYPES, registryDomain } from '../src/domain/cheque.js'
 
-export const domainOf = (config: CollectionsConfig) =>
+export const domainOf = (config: Config) =>
   registryDomain({
     name: config.THIRD_PARTY_REGISTRY_NAME,
     address: config.THIRD_PARTY_REGISTRY_ADDRESS,
@@ -12,7 +12,7 @@ export const domainOf = (config: CollectionsConfig) =>
 
 /** A cheque really signed by `manager`'s wallet with EIP-712, as the builder UI does. */
 export async function signCheque(
-  config: CollectionsConfig,
+  config: Config,
   manager: Identity,
   thirdPartyId: string,
   qty: number,

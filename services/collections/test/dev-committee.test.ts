@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Wallet } from 'ethers'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { committeeOf, DEV_COMMITTEE_KEY_FILE } from '../src/dev-committee.js'
+import { committeeOf, DEV_COMMITTEE_KEY_FILE } from '../src/domain/dev-committee.js'
 
 let dataDir: string
 beforeEach(async () => {

@@ -1,44 +1,41 @@
 import { randomBytes, randomUUID } from 'node:crypto'
-import { type App, migrate } from '@genesis/common'
+import type { App } from '@genesis/common'
 import {
   createIdentity,
-  createTestDatabase,
   type Identity,
   signedInject,
-  type TestDatabase,
+  startTestService,
+  type TestService,
 } from '@genesis/common/testing'
 import type { LightMyRequestResponse } from 'fastify'
-import { type AppDeps, buildApp } from '../src/app.js'
-import { type CollectionsConfig, loadConfig } from '../src/config.js'
+import { buildApp } from '../src/app.js'
+import { type Config, loadConfig } from '../src/config.js'
+import type { Context } from '../src/context.js'
 import { COLLECTIONS_DB_SETTINGS } from '../src/db/settings.js'
 import { migrationsDir } from '../src/paths.js'
 
-export interface Harness {
-  db: TestDatabase
-  app: App
-  config: CollectionsConfig
+export interface Harness extends TestService {
+  config: Config
   committee: Identity
-  close(): Promise<void>
 }
 
+/** The service on a fresh database, configured as from the environment, with one committee member. */
 export async function setup(
-  options: { env?: Record<string, string>; chain?: AppDeps['chain'] } = {},
+  options: { env?: Record<string, string>; chain?: Context['chain'] } = {},
 ): Promise<Harness> {
   const committee = await createIdentity()
-  const db = await createTestDatabase({ settings: COLLECTIONS_DB_SETTINGS })
-  await migrate(db.sql, migrationsDir)
   const config = loadConfig({ COMMITTEE_ADDRESSES: committee.address, ...options.env })
-  const app = await buildApp({ sql: db.sql, config, chain: options.chain })
-  return {
-    db,
-    app,
-    config,
-    committee,
-    close: async () => {
-      await app.close()
-      await db.drop()
-    },
-  }
+  const service = await startTestService({
+    migrationsDir,
+    settings: COLLECTIONS_DB_SETTINGS,
+    build: (sql) =>
+      buildApp({
+        sql,
+        config,
+        ...(options.chain === undefined ? {} : { context: { chain: options.chain } }),
+      }),
+  })
+  return { ...service, config, committee }
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { App } from '@genesis/common'
 import type { LightMyRequestResponse } from 'fastify'
-import type { CollectionsConfig } from '../src/config.js'
+import type { Config } from '../src/config.js'
 import type { Curation } from '../src/schemas/review.js'
 import { signCheque } from './chequebook.js'
 import { acceptTos, call, createCollection, createItem, type Identity, randomUUID } from './helpers.js'
@@ -25,7 +25,7 @@ export async function publishedCollection(
 /** A third-party collection of `manager`'s new third party, with `count` items sent to review. */
 export async function thirdPartyInReview(
   app: App,
-  config: CollectionsConfig,
+  config: Config,
   manager: Identity,
   count = 2,
 ): Promise<{ id: string; thirdPartyId: string; itemIds: string[] }> {
@@ -39,7 +39,7 @@ export async function thirdPartyInReview(
 
 export async function sendItems(
   app: App,
-  config: CollectionsConfig,
+  config: Config,
   manager: Identity,
   id: string,
   thirdPartyId: string,

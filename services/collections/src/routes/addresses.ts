@@ -1,13 +1,12 @@
-import { type App, PagedEnvelope, paged } from '@genesis/common'
+import { errorResponses, PagedEnvelope, paged, type RoutePlugin } from '@genesis/common'
 import { Type } from '@sinclair/typebox'
-import type { ServiceContext } from '../context.js'
+import type { Context } from '../context.js'
 import { listContractAddresses } from '../db/collections.js'
 import { AddressesQuery } from '../schemas/collection.js'
-import { refusals } from './responses.js'
 
-export function registerAddressRoutes(app: App, ctx: ServiceContext) {
+export const addressRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
   app.get(
-    '/v1/addresses',
+    '/addresses',
     {
       schema: {
         summary: 'Contract addresses of standard collections (no authentication; cached 5 minutes)',
@@ -15,7 +14,7 @@ export function registerAddressRoutes(app: App, ctx: ServiceContext) {
         querystring: AddressesQuery,
         response: {
           200: PagedEnvelope(Type.String({ description: 'contract address, lower-case' })),
-          ...refusals(400),
+          ...errorResponses(400),
         },
       },
     },

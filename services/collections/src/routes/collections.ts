@@ -1,12 +1,23 @@
-import { type App, Envelope, ForbiddenError, NotFoundError, ok, PagedEnvelope, paged } from '@genesis/common'
-import { refreshApproval } from '../actions/chain-approval.js'
-import { roles } from '../actions/guards.js'
-import { removeCollection } from '../actions/lifecycle.js'
-import { collectionNotFound } from '../actions/refusals.js'
-import { writeCollection } from '../actions/write-collection.js'
-import type { ServiceContext } from '../context.js'
+import {
+  Envelope,
+  errorResponses,
+  ForbiddenError,
+  NoContent,
+  NotFoundError,
+  ok,
+  PagedEnvelope,
+  paged,
+  type RoutePlugin,
+} from '@genesis/common'
+import type { Context } from '../context.js'
 import { type CollectionFields, findCollection, listCollections } from '../db/collections.js'
 import { seesFullView } from '../domain/access.js'
+import { refreshApproval } from '../domain/chain-approval.js'
+import { roles } from '../domain/guards.js'
+import { removeCollection } from '../domain/lifecycle.js'
+import { fullView, publicView } from '../domain/views.js'
+import { writeCollection } from '../domain/write-collection.js'
+import { collectionNotFound } from '../errors.js'
 import {
   AddressCollectionsQuery,
   AddressParams,
@@ -15,8 +26,6 @@ import {
   CollectionParams,
   CollectionWrite,
 } from '../schemas/collection.js'
-import { fullView, publicView } from '../views.js'
-import { NoContent, refusals } from './responses.js'
 
 /** The review filters of a list query, as the list's filter. */
 const reviewFilter = (query: { is_approved?: boolean; reviewed?: boolean; pending_review?: boolean }) => ({
@@ -30,7 +39,7 @@ const offset = (query: { page: number; limit: number }) => ({
   offset: (query.page - 1) * query.limit,
 })
 
-export function registerCollectionRoutes(app: App, ctx: ServiceContext) {
+export const collectionRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
   /** The full view for every row of one answer, at one clock reading (not one per row). */
   const fullViews = () => {
     const now = ctx.now()
@@ -38,7 +47,7 @@ export function registerCollectionRoutes(app: App, ctx: ServiceContext) {
   }
 
   app.get(
-    '/v1/collections',
+    '/collections',
     {
       config: { auth: 'signed' },
       schema: {
@@ -46,7 +55,7 @@ export function registerCollectionRoutes(app: App, ctx: ServiceContext) {
           'List collections: every one for the committee, published ones (public view) for anybody else',
         tags: ['collections'],
         querystring: CollectionListQuery,
-        response: { 200: PagedEnvelope(Collection), ...refusals(400, 401) },
+        response: { 200: PagedEnvelope(Collection), ...errorResponses(400, 401) },
       },
     },
     async (request) => {
@@ -68,7 +77,7 @@ export function registerCollectionRoutes(app: App, ctx: ServiceContext) {
   )
 
   app.get(
-    '/v1/:address/collections',
+    '/:address/collections',
     {
       config: { auth: 'signed' },
       schema: {
@@ -76,7 +85,7 @@ export function registerCollectionRoutes(app: App, ctx: ServiceContext) {
         tags: ['collections'],
         params: AddressParams,
         querystring: AddressCollectionsQuery,
-        response: { 200: PagedEnvelope(Collection), ...refusals(400, 401, 403) },
+        response: { 200: PagedEnvelope(Collection), ...errorResponses(400, 401, 403) },
       },
     },
     async (request) => {
@@ -97,14 +106,14 @@ export function registerCollectionRoutes(app: App, ctx: ServiceContext) {
   )
 
   app.get(
-    '/v1/collections/:id',
+    '/collections/:id',
     {
       config: { auth: 'signed' },
       schema: {
         summary: 'One collection: full view for its owner, managers, minters and the committee',
         tags: ['collections'],
         params: CollectionParams,
-        response: { 200: Envelope(Collection), ...refusals(400, 401, 404) },
+        response: { 200: Envelope(Collection), ...errorResponses(400, 401, 404) },
       },
     },
     async (request) => {
@@ -120,7 +129,7 @@ export function registerCollectionRoutes(app: App, ctx: ServiceContext) {
   )
 
   app.put(
-    '/v1/collections/:id',
+    '/collections/:id',
     {
       config: { auth: 'signed' },
       schema: {
@@ -128,7 +137,7 @@ export function registerCollectionRoutes(app: App, ctx: ServiceContext) {
         tags: ['collections'],
         params: CollectionParams,
         body: CollectionWrite,
-        response: { 204: NoContent, ...refusals(400, 401, 403, 409, 423) },
+        response: { 204: NoContent, ...errorResponses(400, 401, 403, 409, 423) },
       },
     },
     async (request, reply) => {
@@ -138,14 +147,14 @@ export function registerCollectionRoutes(app: App, ctx: ServiceContext) {
   )
 
   app.delete(
-    '/v1/collections/:id',
+    '/collections/:id',
     {
       config: { auth: 'signed' },
       schema: {
         summary: 'Delete a collection and its items (owner or manager; not published, not locked)',
         tags: ['collections'],
         params: CollectionParams,
-        response: { 204: NoContent, ...refusals(400, 401, 403, 404, 409, 423) },
+        response: { 204: NoContent, ...errorResponses(400, 401, 403, 404, 409, 423) },
       },
     },
     async (request, reply) => {

@@ -1,27 +1,26 @@
-import { type App, Envelope, ok } from '@genesis/common'
+import { Envelope, errorResponses, NoContent, ok, type RoutePlugin } from '@genesis/common'
 import { Type } from '@sinclair/typebox'
-import { roles } from '../actions/guards.js'
-import { removeItem, writeItem } from '../actions/items.js'
-import { collectionNotFound } from '../actions/refusals.js'
-import type { ServiceContext } from '../context.js'
+import type { Context } from '../context.js'
 import { findCollection } from '../db/collections.js'
 import { listItems } from '../db/items.js'
 import { seesFullView } from '../domain/access.js'
+import { roles } from '../domain/guards.js'
+import { removeItem, writeItem } from '../domain/items.js'
+import { itemView } from '../domain/views.js'
+import { collectionNotFound } from '../errors.js'
 import { CollectionParams } from '../schemas/collection.js'
 import { Item, ItemParams, ItemWrite } from '../schemas/item.js'
-import { itemView } from '../views.js'
-import { NoContent, refusals } from './responses.js'
 
-export function registerItemRoutes(app: App, ctx: ServiceContext) {
+export const itemRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
   app.get(
-    '/v1/collections/:id/items',
+    '/collections/:id/items',
     {
       config: { auth: 'signed' },
       schema: {
         summary: "A collection's items in creation order (same visibility as the collection)",
         tags: ['items'],
         params: CollectionParams,
-        response: { 200: Envelope(Type.Array(Item)), ...refusals(400, 401, 404) },
+        response: { 200: Envelope(Type.Array(Item)), ...errorResponses(400, 401, 404) },
       },
     },
     async (request) => {
@@ -34,7 +33,7 @@ export function registerItemRoutes(app: App, ctx: ServiceContext) {
   )
 
   app.put(
-    '/v1/items/:id',
+    '/items/:id',
     {
       config: { auth: 'signed' },
       schema: {
@@ -42,7 +41,7 @@ export function registerItemRoutes(app: App, ctx: ServiceContext) {
         tags: ['items'],
         params: ItemParams,
         body: ItemWrite,
-        response: { 204: NoContent, ...refusals(400, 401, 403, 404, 409, 423) },
+        response: { 204: NoContent, ...errorResponses(400, 401, 403, 404, 409, 423) },
       },
     },
     async (request, reply) => {
@@ -52,14 +51,14 @@ export function registerItemRoutes(app: App, ctx: ServiceContext) {
   )
 
   app.delete(
-    '/v1/items/:id',
+    '/items/:id',
     {
       config: { auth: 'signed' },
       schema: {
         summary: 'Delete an item (owner or manager of its collection)',
         tags: ['items'],
         params: ItemParams,
-        response: { 204: NoContent, ...refusals(400, 401, 403, 404, 409, 423) },
+        response: { 204: NoContent, ...errorResponses(400, 401, 403, 404, 409, 423) },
       },
     },
     async (request, reply) => {

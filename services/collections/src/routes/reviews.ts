@@ -1,8 +1,17 @@
-import { type App, Envelope, ForbiddenError, ok, PagedEnvelope, paged } from '@genesis/common'
+import {
+  Envelope,
+  errorResponses,
+  ForbiddenError,
+  NoContent,
+  ok,
+  PagedEnvelope,
+  paged,
+  type RoutePlugin,
+} from '@genesis/common'
 import { Type } from '@sinclair/typebox'
-import { decideReview, requestReview, reviewsOf, setForumThread } from '../actions/review.js'
-import type { ServiceContext } from '../context.js'
+import type { Context } from '../context.js'
 import { listPendingCurations } from '../db/reviews.js'
+import { decideReview, requestReview, reviewsOf, setForumThread } from '../domain/review.js'
 import { CollectionParams } from '../schemas/collection.js'
 import {
   Curation,
@@ -11,12 +20,11 @@ import {
   ForumBody,
   PendingCurationsQuery,
 } from '../schemas/review.js'
-import { NoContent, refusals } from './responses.js'
 
 /** The committee's review (issue 17): curation records, decisions and the forum thread. */
-export function registerReviewRoutes(app: App, ctx: ServiceContext) {
+export const reviewRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
   app.post(
-    '/v1/collections/:id/curations',
+    '/collections/:id/curations',
     {
       config: { auth: 'signed' },
       schema: {
@@ -24,7 +32,7 @@ export function registerReviewRoutes(app: App, ctx: ServiceContext) {
           "Ask the committee to review a published collection (or a third party's items waiting for approval)",
         tags: ['curation'],
         params: CollectionParams,
-        response: { 201: Envelope(Curation), ...refusals(400, 401, 403, 404, 409, 503) },
+        response: { 201: Envelope(Curation), ...errorResponses(400, 401, 403, 404, 409, 503) },
       },
     },
     async (request, reply) =>
@@ -32,28 +40,28 @@ export function registerReviewRoutes(app: App, ctx: ServiceContext) {
   )
 
   app.get(
-    '/v1/collections/:id/curations',
+    '/collections/:id/curations',
     {
       config: { auth: 'signed' },
       schema: {
         summary: "A collection's reviews, newest first (owner, managers, minters, committee)",
         tags: ['curation'],
         params: CollectionParams,
-        response: { 200: Envelope(Type.Array(Curation)), ...refusals(400, 401, 403, 404) },
+        response: { 200: Envelope(Type.Array(Curation)), ...errorResponses(400, 401, 403, 404) },
       },
     },
     async (request) => ok(await reviewsOf(ctx, request.signer!, request.params.id)),
   )
 
   app.get(
-    '/v1/curations',
+    '/curations',
     {
       config: { auth: 'signed' },
       schema: {
         summary: "The committee's queue: pending reviews, oldest first, searchable by collection name",
         tags: ['curation'],
         querystring: PendingCurationsQuery,
-        response: { 200: PagedEnvelope(Curation), ...refusals(400, 401, 403) },
+        response: { 200: PagedEnvelope(Curation), ...errorResponses(400, 401, 403) },
       },
     },
     async (request) => {
@@ -74,7 +82,7 @@ export function registerReviewRoutes(app: App, ctx: ServiceContext) {
     ['reject', 'rejected'],
   ] as const) {
     app.post(
-      `/v1/curations/:id/${action}`,
+      `/curations/:id/${action}`,
       {
         config: { auth: 'signed' },
         schema: {
@@ -82,7 +90,7 @@ export function registerReviewRoutes(app: App, ctx: ServiceContext) {
           tags: ['curation'],
           params: CurationParams,
           body: DecisionBody,
-          response: { 200: Envelope(Curation), ...refusals(400, 401, 403, 404, 409, 503) },
+          response: { 200: Envelope(Curation), ...errorResponses(400, 401, 403, 404, 409, 503) },
         },
       },
       async (request) =>
@@ -91,7 +99,7 @@ export function registerReviewRoutes(app: App, ctx: ServiceContext) {
   }
 
   app.put(
-    '/v1/collections/:id/forum',
+    '/collections/:id/forum',
     {
       config: { auth: 'signed' },
       schema: {
@@ -100,7 +108,7 @@ export function registerReviewRoutes(app: App, ctx: ServiceContext) {
         tags: ['curation'],
         params: CollectionParams,
         body: ForumBody,
-        response: { 204: NoContent, ...refusals(400, 401, 403, 404, 409) },
+        response: { 204: NoContent, ...errorResponses(400, 401, 403, 404, 409) },
       },
     },
     async (request, reply) => {

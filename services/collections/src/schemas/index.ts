@@ -1,4 +1,4 @@
 export * from './collection.js'
-export * from './curation.js'
 export * from './fields.js'
 export * from './item.js'
+export * from './publication.js'

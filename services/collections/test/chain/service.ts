@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto'
-import { type App, migrate } from '@genesis/common'
-import { createTestDatabase, type Identity, signedHeaders, type TestDatabase } from '@genesis/common/testing'
+import type { App } from '@genesis/common'
+import { type Identity, signedHeaders, startTestService, type TestDatabase } from '@genesis/common/testing'
 import { buildApp } from '../../src/app.js'
-import { type CollectionsConfig, loadConfig } from '../../src/config.js'
+import { type Config, loadConfig } from '../../src/config.js'
 import { COLLECTIONS_DB_SETTINGS } from '../../src/db/settings.js'
 import { migrationsDir } from '../../src/paths.js'
 
@@ -10,7 +10,7 @@ export interface RunningCollections {
   url: string
   app: App
   db: TestDatabase
-  config: CollectionsConfig
+  config: Config
   close(): Promise<void>
 }
 
@@ -20,21 +20,14 @@ export interface RunningCollections {
  * tests build and start the app.
  */
 export async function startCollectionsService(env: Record<string, string>): Promise<RunningCollections> {
-  const db = await createTestDatabase({ settings: COLLECTIONS_DB_SETTINGS })
-  await migrate(db.sql, migrationsDir)
   const config = loadConfig(env)
-  const app = await buildApp({ sql: db.sql, config })
-  const url = await app.listen({ port: 0, host: '127.0.0.1' })
-  return {
-    url,
-    app,
-    db,
-    config,
-    close: async () => {
-      await app.close()
-      await db.drop()
-    },
-  }
+  const service = await startTestService({
+    migrationsDir,
+    settings: COLLECTIONS_DB_SETTINGS,
+    build: (sql) => buildApp({ sql, config }),
+  })
+  const url = await service.app.listen({ port: 0, host: '127.0.0.1' })
+  return { ...service, url, config }
 }
 
 /** An answer in the service's envelope (`data` on success, `code` and `error` on a refusal; none on 204). */

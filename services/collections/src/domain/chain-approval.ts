@@ -1,5 +1,5 @@
 import { HttpError } from '@genesis/common'
-import type { ServiceContext } from '../context.js'
+import type { Context } from '../context.js'
 import type { CollectionFields } from '../db/collections.js'
 import { recordChainApproval } from '../db/reviews.js'
 
@@ -12,7 +12,7 @@ const readableOnChain = (row: CollectionFields) => row.is_published && row.contr
  * filters follow) and updates the row in place. A node that does not answer leaves the stored value: a read
  * does not fail because the chain is away (decisions do, see review.ts).
  */
-export async function refreshApproval(ctx: ServiceContext, rows: CollectionFields[]): Promise<void> {
+export async function refreshApproval(ctx: Context, rows: CollectionFields[]): Promise<void> {
   const chain = ctx.chain
   if (!chain) return
   const readable = rows.filter(readableOnChain)
@@ -36,7 +36,7 @@ export async function refreshApproval(ctx: ServiceContext, rows: CollectionField
 
 /** What `is_approved` becomes after a committee decision: the decision, or the contract's word with RPC_URL. */
 export async function approvalAfterDecision(
-  ctx: ServiceContext,
+  ctx: Context,
   row: CollectionFields,
   approved: boolean,
 ): Promise<boolean> {

@@ -1,11 +1,11 @@
 import { ConflictError } from '@genesis/common'
-import type { ServiceContext } from '../context.js'
+import type { Context } from '../context.js'
 import type { CollectionRow } from '../db/collections.js'
 import { deleteItem, findItem, type ItemRow, insertItem, lockItem, updateItem } from '../db/items.js'
 import { type Queryable, uniqueViolation } from '../db/queryable.js'
+import { collectionPublished, invalidField, itemNotFound } from '../errors.js'
 import type { ItemWrite } from '../schemas/item.js'
 import { lockEditableCollection } from './guards.js'
-import { collectionPublished, invalidField, itemNotFound } from './refusals.js'
 
 /**
  * Items follow their collection's rules (owner or manager, not locked). A standard collection is frozen
@@ -13,7 +13,7 @@ import { collectionPublished, invalidField, itemNotFound } from './refusals.js'
  */
 async function lockItemCollection(
   tx: Queryable,
-  ctx: ServiceContext,
+  ctx: Context,
   caller: string,
   collectionId: string,
   action: string,
@@ -32,7 +32,7 @@ function checkItemEditable(collection: CollectionRow, item: ItemRow | null) {
 
 /** PUT /v1/items/{id}. */
 export async function writeItem(
-  ctx: ServiceContext,
+  ctx: Context,
   caller: string,
   pathId: string,
   body: ItemWrite,
@@ -72,7 +72,7 @@ export async function writeItem(
 }
 
 /** DELETE /v1/items/{id}. */
-export async function removeItem(ctx: ServiceContext, caller: string, id: string): Promise<void> {
+export async function removeItem(ctx: Context, caller: string, id: string): Promise<void> {
   const found = await findItem(ctx.sql, id)
   if (!found) throw itemNotFound(id)
   await ctx.sql.begin(async (tx) => {

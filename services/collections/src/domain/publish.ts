@@ -1,13 +1,13 @@
 import { BadRequestError, ConflictError } from '@genesis/common'
-import type { ServiceContext } from '../context.js'
+import type { Context } from '../context.js'
 import { type CollectionRow, lockCollection, markPublished } from '../db/collections.js'
-import { hasAcceptedTos, insertCheque } from '../db/curation.js'
 import { assignBlockchainItemIds, type ItemRow, listItems, submitItems } from '../db/items.js'
+import { hasAcceptedTos, insertCheque } from '../db/publication.js'
 import { type Queryable, uniqueViolation } from '../db/queryable.js'
-import { recoverChequeSigner } from '../domain/cheque.js'
-import type { PublishBody } from '../schemas/curation.js'
+import { collectionNotFound, collectionPublished, invalidField, notAllowed } from '../errors.js'
+import type { PublishBody } from '../schemas/publication.js'
+import { recoverChequeSigner } from './cheque.js'
 import { roles } from './guards.js'
-import { collectionNotFound, collectionPublished, invalidField, notAllowed } from './refusals.js'
 
 function checkDistinct(itemIds: string[]): string[] {
   const ids = itemIds.map((id) => id.toLowerCase())
@@ -32,7 +32,7 @@ function unknownItems(ids: string[], items: ItemRow[]): string[] {
 /** Standard: the owner deploys the contract with every item, so the list must be exactly its items. */
 async function publishStandard(
   tx: Queryable,
-  ctx: ServiceContext,
+  ctx: Context,
   caller: string,
   row: CollectionRow,
   ids: string[],
@@ -67,7 +67,7 @@ async function publishStandard(
 /** Third party: a manager sends items to review, paying their slots with a signed cheque. */
 async function publishThirdParty(
   tx: Queryable,
-  ctx: ServiceContext,
+  ctx: Context,
   caller: string,
   row: CollectionRow,
   ids: string[],
@@ -124,7 +124,7 @@ async function publishThirdParty(
 
 /** POST /v1/collections/{id}/publish, under the collection's row lock. */
 export async function publishCollection(
-  ctx: ServiceContext,
+  ctx: Context,
   caller: string,
   id: string,
   body: PublishBody,

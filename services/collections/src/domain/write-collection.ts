@@ -1,13 +1,13 @@
 import { ConflictError, ForbiddenError } from '@genesis/common'
-import type { ServiceContext } from '../context.js'
+import type { Context } from '../context.js'
 import { type CollectionRow, insertCollection, updateCollection } from '../db/collections.js'
 import { type Queryable, uniqueViolation } from '../db/queryable.js'
 import { registerOrGetThirdParty } from '../db/third-parties.js'
-import { collectionContractAddress, collectionSalt } from '../domain/contract-address.js'
-import { type CollectionUrn, parseCollectionUrn, standardCollectionUrn } from '../domain/urn.js'
+import { invalidField } from '../errors.js'
 import type { CollectionWrite } from '../schemas/collection.js'
+import { collectionContractAddress, collectionSalt } from './contract-address.js'
 import { lockEditableCollection } from './guards.js'
-import { invalidField } from './refusals.js'
+import { type CollectionUrn, parseCollectionUrn, standardCollectionUrn } from './urn.js'
 
 const normaliseMembers = (addresses: string[] | undefined) =>
   addresses === undefined ? undefined : [...new Set(addresses.map((a) => a.toLowerCase()))]
@@ -21,7 +21,7 @@ interface WriteRequest {
   minters: string[] | undefined
 }
 
-function parseWrite(ctx: ServiceContext, pathId: string, body: CollectionWrite): WriteRequest {
+function parseWrite(ctx: Context, pathId: string, body: CollectionWrite): WriteRequest {
   const id = pathId.toLowerCase()
   if (body.id.toLowerCase() !== id) throw invalidField('body.id', `must be the id of the path (${pathId})`)
   let urn: CollectionUrn | null | undefined = body.urn === null ? null : undefined
@@ -39,7 +39,7 @@ function parseWrite(ctx: ServiceContext, pathId: string, body: CollectionWrite):
   }
 }
 
-function standardIdentity(ctx: ServiceContext, id: string) {
+function standardIdentity(ctx: Context, id: string) {
   const salt = collectionSalt(id)
   const contractAddress = collectionContractAddress(
     ctx.config.COLLECTION_FACTORY_ADDRESS,
@@ -49,7 +49,7 @@ function standardIdentity(ctx: ServiceContext, id: string) {
   return { salt, contractAddress, urn: standardCollectionUrn(ctx.config.CHAIN_NETWORK, contractAddress) }
 }
 
-async function create(tx: Queryable, ctx: ServiceContext, caller: string, write: WriteRequest) {
+async function create(tx: Queryable, ctx: Context, caller: string, write: WriteRequest) {
   const now = ctx.now()
   const base = {
     id: write.id,
@@ -110,7 +110,7 @@ function checkSameUrn(row: CollectionRow, urn: CollectionUrn | null | undefined)
   }
 }
 
-async function update(tx: Queryable, ctx: ServiceContext, caller: string, write: WriteRequest) {
+async function update(tx: Queryable, ctx: Context, caller: string, write: WriteRequest) {
   const row = await lockEditableCollection(tx, ctx, write.id, caller, { action: 'update it' })
   checkSameUrn(row, write.urn)
   await updateCollection(tx, row.id, {
@@ -139,7 +139,7 @@ function refusalFor(error: unknown, write: WriteRequest): Error | null {
  * Name uniqueness is the database's unique index, so concurrent creates cannot both win.
  */
 export async function writeCollection(
-  ctx: ServiceContext,
+  ctx: Context,
   caller: string,
   pathId: string,
   body: CollectionWrite,

@@ -1,18 +1,18 @@
 import { ConflictError, ForbiddenError } from '@genesis/common'
-import type { ServiceContext } from '../context.js'
+import type { Context } from '../context.js'
 import { findCollection } from '../db/collections.js'
-import { latestCheque } from '../db/curation.js'
 import { listItems } from '../db/items.js'
-import { chequeMessageHash } from '../domain/cheque.js'
-import { contentHashesRoot } from '../domain/merkle.js'
-import type { ApprovalData } from '../schemas/curation.js'
-import { collectionNotFound } from './refusals.js'
+import { latestCheque } from '../db/publication.js'
+import { collectionNotFound } from '../errors.js'
+import type { ApprovalData } from '../schemas/publication.js'
+import { chequeMessageHash } from './cheque.js'
+import { contentHashesRoot } from './merkle.js'
 
 /**
  * GET /v1/collections/{id}/approvalData: what the committee needs to approve a third party's items on chain:
  * the latest cheque, the content hashes sent to review (in creation order) and their Merkle root.
  */
-export async function approvalData(ctx: ServiceContext, caller: string, id: string): Promise<ApprovalData> {
+export async function approvalData(ctx: Context, caller: string, id: string): Promise<ApprovalData> {
   if (!ctx.committee.has(caller)) throw new ForbiddenError('Only committee members may read approval data')
   const row = await findCollection(ctx.sql, id)
   if (!row) throw collectionNotFound(id)

@@ -1,15 +1,15 @@
-import type { ServiceContext } from '../context.js'
+import type { Context } from '../context.js'
 import type { CollectionRow } from '../db/collections.js'
 import { lockCollection } from '../db/collections.js'
 import type { Queryable } from '../db/queryable.js'
-import { type CollectionRoles, canEdit, rolesOf } from '../domain/access.js'
-import { isLockActive } from '../views.js'
-import { collectionLocked, collectionNotFound, collectionPublished, notAllowed } from './refusals.js'
+import { collectionLocked, collectionNotFound, collectionPublished, notAllowed } from '../errors.js'
+import { type CollectionRoles, canEdit, rolesOf } from './access.js'
+import { isLockActive } from './views.js'
 
-export const roles = (ctx: ServiceContext, caller: string, row: CollectionRow): CollectionRoles =>
+export const roles = (ctx: Context, caller: string, row: CollectionRow): CollectionRoles =>
   rolesOf(caller, row, ctx.committee)
 
-export function lockExpiry(ctx: ServiceContext, row: CollectionRow): Date | null {
+export function lockExpiry(ctx: Context, row: CollectionRow): Date | null {
   return isLockActive(row.lock, ctx.config.LOCK_TTL_S, ctx.now())
     ? new Date(row.lock!.getTime() + ctx.config.LOCK_TTL_S * 1000)
     : null
@@ -31,7 +31,7 @@ export interface EditRules {
  */
 export async function lockEditableCollection(
   tx: Queryable,
-  ctx: ServiceContext,
+  ctx: Context,
   id: string,
   caller: string,
   rules: EditRules,

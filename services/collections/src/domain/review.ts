@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { ConflictError, ForbiddenError, NotFoundError } from '@genesis/common'
-import type { ServiceContext } from '../context.js'
+import type { Context } from '../context.js'
 import { findCollection, lockCollection } from '../db/collections.js'
 import { uniqueViolation } from '../db/queryable.js'
 import {
@@ -16,11 +16,11 @@ import {
   returnRejectedItems,
   setForum,
 } from '../db/reviews.js'
-import { canEdit, seesFullView } from '../domain/access.js'
+import { collectionNotFound, notAllowed } from '../errors.js'
 import type { ForumBody } from '../schemas/review.js'
+import { canEdit, seesFullView } from './access.js'
 import { approvalAfterDecision, refreshApproval } from './chain-approval.js'
 import { roles } from './guards.js'
-import { collectionNotFound, notAllowed } from './refusals.js'
 
 const reviewPending = (id: string, curationId?: string) =>
   new ConflictError(`Collection ${id} already has a review waiting for the committee`, {
@@ -35,7 +35,7 @@ const curationNotFound = (id: string) => new NotFoundError(`Curation ${id} not f
  * standard collection, or the third party's items that were sent to review and are not approved yet.
  * One pending review per collection (409 review_pending; the database's unique index settles races).
  */
-export async function requestReview(ctx: ServiceContext, caller: string, id: string): Promise<CurationRow> {
+export async function requestReview(ctx: Context, caller: string, id: string): Promise<CurationRow> {
   // The chain's word on approval first (with RPC_URL), outside the transaction: no row lock held over a call.
   const current = await findCollection(ctx.sql, id)
   if (current) await refreshApproval(ctx, [current])
@@ -90,7 +90,7 @@ export async function requestReview(ctx: ServiceContext, caller: string, id: str
  * A rejected third-party review gives its items back to the creator to change and send again.
  */
 export async function decideReview(
-  ctx: ServiceContext,
+  ctx: Context,
   caller: string,
   curationId: string,
   decision: Decision,
@@ -130,7 +130,7 @@ export async function decideReview(
 }
 
 /** GET /v1/collections/{id}/curations: its reviews, newest first, for those who see its full view. */
-export async function reviewsOf(ctx: ServiceContext, caller: string, id: string): Promise<CurationRow[]> {
+export async function reviewsOf(ctx: Context, caller: string, id: string): Promise<CurationRow[]> {
   const row = await findCollection(ctx.sql, id)
   if (!row) throw collectionNotFound(id)
   if (!seesFullView(roles(ctx, caller, row))) {
@@ -146,7 +146,7 @@ export async function reviewsOf(ctx: ServiceContext, caller: string, id: string)
  * a lock stops it: it describes the review, not the collection's content.
  */
 export async function setForumThread(
-  ctx: ServiceContext,
+  ctx: Context,
   caller: string,
   id: string,
   body: ForumBody,

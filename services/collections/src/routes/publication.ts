@@ -1,33 +1,32 @@
-import { type App, Envelope, ok } from '@genesis/common'
-import { approvalData } from '../actions/approval-data.js'
-import { acceptTerms, lockForPublication } from '../actions/lifecycle.js'
-import { publishCollection } from '../actions/publish.js'
-import type { ServiceContext } from '../context.js'
+import { Envelope, errorResponses, NoContent, ok, type RoutePlugin } from '@genesis/common'
+import type { Context } from '../context.js'
+import { approvalData } from '../domain/approval-data.js'
+import { acceptTerms, lockForPublication } from '../domain/lifecycle.js'
+import { publishCollection } from '../domain/publish.js'
 import { CollectionParams } from '../schemas/collection.js'
-import { ApprovalData, PublishBody, TosBody } from '../schemas/curation.js'
 import { DateTime } from '../schemas/fields.js'
-import { NoContent, refusals } from './responses.js'
+import { ApprovalData, PublishBody, TosBody } from '../schemas/publication.js'
 
 /** 40,000 content hashes of up to ~70 bytes each, with room to spare. */
 const TOS_BODY_LIMIT = 4 * 1024 * 1024
 
-export function registerCurationRoutes(app: App, ctx: ServiceContext) {
+export const publicationRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
   app.post(
-    '/v1/collections/:id/lock',
+    '/collections/:id/lock',
     {
       config: { auth: 'signed' },
       schema: {
         summary: 'Lock the collection until publication (LOCK_TTL_S); an active lock is kept, not renewed',
         tags: ['publication'],
         params: CollectionParams,
-        response: { 200: Envelope(DateTime), ...refusals(400, 401, 403, 404, 409) },
+        response: { 200: Envelope(DateTime), ...errorResponses(400, 401, 403, 404, 409) },
       },
     },
     async (request) => ok((await lockForPublication(ctx, request.signer!, request.params.id)).toISOString()),
   )
 
   app.post(
-    '/v1/collections/:id/tos',
+    '/collections/:id/tos',
     {
       config: { auth: 'signed' },
       bodyLimit: TOS_BODY_LIMIT,
@@ -36,7 +35,7 @@ export function registerCurationRoutes(app: App, ctx: ServiceContext) {
         tags: ['publication'],
         params: CollectionParams,
         body: TosBody,
-        response: { 204: NoContent, ...refusals(400, 401, 403, 404, 413) },
+        response: { 204: NoContent, ...errorResponses(400, 401, 403, 404, 413) },
       },
     },
     async (request, reply) => {
@@ -46,7 +45,7 @@ export function registerCurationRoutes(app: App, ctx: ServiceContext) {
   )
 
   app.post(
-    '/v1/collections/:id/publish',
+    '/collections/:id/publish',
     {
       config: { auth: 'signed' },
       schema: {
@@ -55,7 +54,7 @@ export function registerCurationRoutes(app: App, ctx: ServiceContext) {
         tags: ['publication'],
         params: CollectionParams,
         body: PublishBody,
-        response: { 204: NoContent, ...refusals(400, 401, 403, 404, 409, 503) },
+        response: { 204: NoContent, ...errorResponses(400, 401, 403, 404, 409, 503) },
       },
     },
     async (request, reply) => {
@@ -65,14 +64,14 @@ export function registerCurationRoutes(app: App, ctx: ServiceContext) {
   )
 
   app.get(
-    '/v1/collections/:id/approvalData',
+    '/collections/:id/approvalData',
     {
       config: { auth: 'signed' },
       schema: {
         summary: 'What the committee needs to approve a third-party collection on chain (committee only)',
         tags: ['publication'],
         params: CollectionParams,
-        response: { 200: Envelope(ApprovalData), ...refusals(400, 401, 403, 404, 409, 503) },
+        response: { 200: Envelope(ApprovalData), ...errorResponses(400, 401, 403, 404, 409, 503) },
       },
     },
     async (request) => ok(await approvalData(ctx, request.signer!, request.params.id)),
