@@ -1,5 +1,5 @@
-import { ServiceUnavailableError } from '@genesis/common'
 import { Contract, FetchRequest, Interface, JsonRpcProvider, Network } from 'ethers'
+import { rpcUnavailable } from '../errors.js'
 
 /** What the service asks the chain. Absent (null) when no RPC_URL is configured. */
 export interface ChainReader {
@@ -51,9 +51,7 @@ export function createChainReader(config: ChainReaderConfig): ChainReader {
       return await call()
     } catch (error) {
       const reason = error instanceof Error ? error.message.split('\n')[0] : String(error)
-      throw new ServiceUnavailableError(`The blockchain node could not answer (${what}): ${reason}`, {
-        code: 'rpc_unavailable',
-      })
+      throw rpcUnavailable(what, reason)
     }
   }
 

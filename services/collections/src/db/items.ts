@@ -1,4 +1,5 @@
-import { isoTimestamp, type Queryable } from './queryable.js'
+import type { Queryable } from '@genesis/common'
+import { isoTimestamp } from './timestamps.js'
 
 export interface ItemRow {
   id: string

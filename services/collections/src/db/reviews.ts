@@ -1,4 +1,5 @@
-import { isoTimestamp, type Queryable } from './queryable.js'
+import type { Queryable } from '@genesis/common'
+import { isoTimestamp } from './timestamps.js'
 
 /** Curation records (table `curations`): a request for the committee's review and its decision. */
 export type CurationKind = 'collection' | 'items'

@@ -1,4 +1,4 @@
-import type { Queryable } from './queryable.js'
+import type { Queryable } from '@genesis/common'
 
 /**
  * The managers of a third party, registering it with `firstManager` as its only manager when it is unknown.

@@ -1,9 +1,9 @@
-import { ConflictError, ForbiddenError } from '@genesis/common'
+import { ForbiddenError } from '@genesis/common'
 import type { Context } from '../context.js'
 import { findCollection } from '../db/collections.js'
 import { listItems } from '../db/items.js'
 import { latestCheque } from '../db/publication.js'
-import { collectionNotFound } from '../errors.js'
+import { collectionNotFound, notPublished, notThirdParty } from '../errors.js'
 import type { ApprovalData } from '../schemas/publication.js'
 import { chequeMessageHash } from './cheque.js'
 import { contentHashesRoot } from './merkle.js'
@@ -17,12 +17,12 @@ export async function approvalData(ctx: Context, caller: string, id: string): Pr
   const row = await findCollection(ctx.sql, id)
   if (!row) throw collectionNotFound(id)
   if (row.third_party_id === null) {
-    throw new ConflictError(`Collection ${id} is not a third-party collection`, { code: 'not_third_party' })
+    throw notThirdParty(id)
   }
   const [cheque, items] = await Promise.all([latestCheque(ctx.sql, id), listItems(ctx.sql, id)])
   const submitted = items.filter((i) => i.submitted_content_hash !== null)
   if (!cheque || submitted.length === 0) {
-    throw new ConflictError(`Collection ${id} has no items sent to review yet`, { code: 'not_published' })
+    throw notPublished(`Collection ${id} has no items sent to review yet`)
   }
   const hashes = submitted.map((i) => i.submitted_content_hash!)
   const chequeWasConsumed = ctx.chain

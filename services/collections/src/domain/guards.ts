@@ -1,7 +1,7 @@
+import type { Queryable } from '@genesis/common'
 import type { Context } from '../context.js'
 import type { CollectionRow } from '../db/collections.js'
 import { lockCollection } from '../db/collections.js'
-import type { Queryable } from '../db/queryable.js'
 import { collectionLocked, collectionNotFound, collectionPublished, notAllowed } from '../errors.js'
 import { type CollectionRoles, canEdit, rolesOf } from './access.js'
 import { isLockActive } from './views.js'

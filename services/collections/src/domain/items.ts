@@ -1,9 +1,14 @@
-import { ConflictError } from '@genesis/common'
+import { type Queryable, uniqueViolation } from '@genesis/common'
 import type { Context } from '../context.js'
 import type { CollectionRow } from '../db/collections.js'
 import { deleteItem, findItem, type ItemRow, insertItem, lockItem, updateItem } from '../db/items.js'
-import { type Queryable, uniqueViolation } from '../db/queryable.js'
-import { collectionPublished, invalidField, itemNotFound } from '../errors.js'
+import {
+  collectionPublished,
+  invalidField,
+  itemCollectionMismatch,
+  itemNotFound,
+  itemPublished,
+} from '../errors.js'
 import type { ItemWrite } from '../schemas/item.js'
 import { lockEditableCollection } from './guards.js'
 
@@ -24,9 +29,7 @@ async function lockItemCollection(
 function checkItemEditable(collection: CollectionRow, item: ItemRow | null) {
   if (collection.is_published && collection.third_party_id === null) throw collectionPublished(collection.id)
   if (item?.submitted_content_hash) {
-    throw new ConflictError(`Item ${item.id} was sent to review and can no longer be changed`, {
-      code: 'item_published',
-    })
+    throw itemPublished(item.id)
   }
 }
 
@@ -52,9 +55,7 @@ export async function writeItem(
       const collection = await lockItemCollection(tx, ctx, caller, collectionId, 'change its items')
       const existing = await lockItem(tx, id)
       if (existing && existing.collection_id !== collectionId) {
-        throw new ConflictError(`Item ${id} belongs to another collection`, {
-          code: 'item_collection_mismatch',
-        })
+        throw itemCollectionMismatch(id)
       }
       checkItemEditable(collection, existing)
       const now = ctx.now()
@@ -63,9 +64,7 @@ export async function writeItem(
     })
   } catch (error) {
     if (uniqueViolation(error) === 'items_pkey') {
-      throw new ConflictError(`Item ${id} belongs to another collection`, {
-        code: 'item_collection_mismatch',
-      })
+      throw itemCollectionMismatch(id)
     }
     throw error
   }

@@ -1,10 +1,20 @@
-import { BadRequestError, ConflictError } from '@genesis/common'
+import { type Queryable, uniqueViolation } from '@genesis/common'
 import type { Context } from '../context.js'
 import { type CollectionRow, lockCollection, markPublished } from '../db/collections.js'
 import { assignBlockchainItemIds, type ItemRow, listItems, submitItems } from '../db/items.js'
 import { hasAcceptedTos, insertCheque } from '../db/publication.js'
-import { type Queryable, uniqueViolation } from '../db/queryable.js'
-import { collectionNotFound, collectionPublished, invalidField, notAllowed } from '../errors.js'
+import {
+  chequeAlreadyUsed,
+  collectionNotFound,
+  collectionPublished,
+  invalidCheque,
+  invalidField,
+  invalidItems,
+  itemsWaitingApproval,
+  notAllowed,
+  notDeployed,
+  tosNotAccepted,
+} from '../errors.js'
 import type { PublishBody } from '../schemas/publication.js'
 import { recoverChequeSigner } from './cheque.js'
 import { roles } from './guards.js'
@@ -13,13 +23,9 @@ function checkDistinct(itemIds: string[]): string[] {
   const ids = itemIds.map((id) => id.toLowerCase())
   const duplicates = ids.filter((id, i) => ids.indexOf(id) !== i)
   if (duplicates.length > 0) {
-    throw new BadRequestError(
-      `itemIds lists some items more than once: ${[...new Set(duplicates)].join(', ')}`,
-      {
-        code: 'invalid_items',
-        data: { duplicates: [...new Set(duplicates)] },
-      },
-    )
+    throw invalidItems(`itemIds lists some items more than once: ${[...new Set(duplicates)].join(', ')}`, {
+      duplicates: [...new Set(duplicates)],
+    })
   }
   return ids
 }
@@ -40,24 +46,17 @@ async function publishStandard(
   if (!roles(ctx, caller, row).owner) throw notAllowed('the owner of the collection', 'publish it')
   if (row.is_published) throw collectionPublished(row.id)
   if (!(await hasAcceptedTos(tx, row.id, 'publish_collection_tos'))) {
-    throw new ConflictError(`The terms of service were not accepted for collection ${row.id}`, {
-      code: 'tos_not_accepted',
-    })
+    throw tosNotAccepted(row.id)
   }
   const items = await listItems(tx, row.id)
   const unknown = unknownItems(ids, items)
   const requested = new Set(ids)
   const missing = items.filter((i) => !requested.has(i.id)).map((i) => i.id)
   if (unknown.length > 0 || missing.length > 0) {
-    throw new BadRequestError('itemIds must be exactly the items of the collection', {
-      code: 'invalid_items',
-      data: { missing, unknown },
-    })
+    throw invalidItems('itemIds must be exactly the items of the collection', { missing, unknown })
   }
   if (ctx.chain && !(await ctx.chain.hasCode(row.contract_address!))) {
-    throw new ConflictError(`No contract is deployed at ${row.contract_address} yet`, {
-      code: 'not_deployed',
-    })
+    throw notDeployed(row.contract_address)
   }
   const now = ctx.now()
   await assignBlockchainItemIds(tx, row.id, now)
@@ -80,24 +79,16 @@ async function publishThirdParty(
   const items = await listItems(tx, row.id)
   const unknown = unknownItems(ids, items)
   if (unknown.length > 0) {
-    throw new BadRequestError(`Some items are not items of collection ${row.id}: ${unknown.join(', ')}`, {
-      code: 'invalid_items',
-      data: { unknown },
-    })
+    throw invalidItems(`Some items are not items of collection ${row.id}: ${unknown.join(', ')}`, { unknown })
   }
   if (cheque.qty !== ids.length) {
-    throw invalidField(
-      'body.cheque.qty',
-      `must be the number of items published (${ids.length})`,
-      'invalid_cheque',
-    )
+    throw invalidCheque('body.cheque.qty', `must be the number of items published (${ids.length})`)
   }
   const thirdPartyId = row.third_party_id!
   if (recoverChequeSigner(ctx.registryDomain, thirdPartyId, cheque) !== caller) {
-    throw invalidField(
+    throw invalidCheque(
       'body.cheque.signature',
       `is not the caller's EIP-712 ConsumeSlots signature for ${thirdPartyId}`,
-      'invalid_cheque',
     )
   }
   const requested = new Set(ids)
@@ -105,10 +96,7 @@ async function publishThirdParty(
     .filter((i) => requested.has(i.id) && i.submitted_content_hash !== null)
     .map((i) => i.id)
   if (waiting.length > 0) {
-    throw new ConflictError(`Some items are already waiting for approval: ${waiting.join(', ')}`, {
-      code: 'items_waiting_approval',
-      data: { items: waiting },
-    })
+    throw itemsWaitingApproval(waiting)
   }
   const now = ctx.now()
   await insertCheque(tx, {
@@ -139,7 +127,7 @@ export async function publishCollection(
     })
   } catch (error) {
     if (uniqueViolation(error) === 'slot_usage_cheques_signature_key') {
-      throw new ConflictError('This cheque was already used', { code: 'cheque_already_used' })
+      throw chequeAlreadyUsed()
     }
     throw error
   }

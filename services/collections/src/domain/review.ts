@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto'
-import { ConflictError, ForbiddenError, NotFoundError } from '@genesis/common'
+import { ForbiddenError, uniqueViolation } from '@genesis/common'
 import type { Context } from '../context.js'
 import { findCollection, lockCollection } from '../db/collections.js'
-import { uniqueViolation } from '../db/queryable.js'
 import {
   type CurationRow,
   curationsOf,
@@ -16,19 +15,21 @@ import {
   returnRejectedItems,
   setForum,
 } from '../db/reviews.js'
-import { collectionNotFound, notAllowed } from '../errors.js'
+import {
+  alreadyApproved,
+  alreadyDecided,
+  collectionNotFound,
+  curationNotFound,
+  forumAlreadySet,
+  notAllowed,
+  nothingToReview,
+  notPublished,
+  reviewPending,
+} from '../errors.js'
 import type { ForumBody } from '../schemas/review.js'
 import { canEdit, seesFullView } from './access.js'
 import { approvalAfterDecision, refreshApproval } from './chain-approval.js'
 import { roles } from './guards.js'
-
-const reviewPending = (id: string, curationId?: string) =>
-  new ConflictError(`Collection ${id} already has a review waiting for the committee`, {
-    code: 'review_pending',
-    ...(curationId === undefined ? {} : { data: { curation_id: curationId } }),
-  })
-
-const curationNotFound = (id: string) => new NotFoundError(`Curation ${id} not found`)
 
 /**
  * POST /v1/collections/{id}/curations: the owner or a manager asks the committee to review a published
@@ -47,23 +48,19 @@ export async function requestReview(ctx: Context, caller: string, id: string): P
       if (!canEdit(roles(ctx, caller, row)))
         throw notAllowed('the owner or a manager of the collection', 'ask for its review')
       if (!row.is_published) {
-        throw new ConflictError(`Collection ${id} is not published: publish it before asking for review`, {
-          code: 'not_published',
-        })
+        throw notPublished(`Collection ${id} is not published: publish it before asking for review`)
       }
       const pending = await pendingCurationOf(tx, id)
       if (pending) throw reviewPending(id, pending)
       let itemIds: string[] = []
       if (row.third_party_id === null) {
         if (row.is_approved) {
-          throw new ConflictError(`Collection ${id} is already approved`, { code: 'already_approved' })
+          throw alreadyApproved(id)
         }
       } else {
         itemIds = await itemsAwaitingApproval(tx, id)
         if (itemIds.length === 0) {
-          throw new ConflictError(`Collection ${id} has no items waiting for approval`, {
-            code: 'nothing_to_review',
-          })
+          throw nothingToReview(id)
         }
       }
       await insertCuration(tx, {
@@ -101,12 +98,7 @@ export async function decideReview(
   if (!curation) throw curationNotFound(curationId)
   const collection = await findCollection(ctx.sql, curation.collection_id)
   if (!collection) throw curationNotFound(curationId)
-  const alreadyDecided = (status: string) =>
-    new ConflictError(`Curation ${curationId} was already decided (${status})`, {
-      code: 'already_decided',
-      data: { status },
-    })
-  if (curation.status !== 'pending') throw alreadyDecided(curation.status)
+  if (curation.status !== 'pending') throw alreadyDecided(curationId, curation.status)
   const approved = await approvalAfterDecision(ctx, collection, decision === 'approved')
   await ctx.sql.begin(async (tx) => {
     const row = await lockCollection(tx, curation.collection_id)
@@ -121,7 +113,7 @@ export async function decideReview(
     })
     if (!decided) {
       const [latest] = await tx<{ status: string }[]>`select status from curations where id = ${curationId}`
-      throw alreadyDecided(latest?.status ?? 'unknown')
+      throw alreadyDecided(curationId, latest?.status ?? 'unknown')
     }
     await recordReview(tx, row.id, approved, now)
     if (decision === 'rejected') await returnRejectedItems(tx, row.id, curation.item_ids, now)
@@ -159,10 +151,7 @@ export async function setForumThread(
       if (!canEdit(who))
         throw notAllowed('the owner, a manager or the committee', "set the collection's forum thread")
       if (row.forum_link !== null) {
-        throw new ConflictError(
-          `The forum thread of collection ${id} is already set; only the committee may change it`,
-          { code: 'forum_already_set', data: { forum_link: row.forum_link, forum_id: row.forum_id } },
-        )
+        throw forumAlreadySet(id, { forum_link: row.forum_link, forum_id: row.forum_id })
       }
     }
     await setForum(tx, id, body, ctx.now())

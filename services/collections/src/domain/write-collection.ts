@@ -1,9 +1,8 @@
-import { ConflictError, ForbiddenError } from '@genesis/common'
+import { ForbiddenError, type Queryable, uniqueViolation } from '@genesis/common'
 import type { Context } from '../context.js'
 import { type CollectionRow, insertCollection, updateCollection } from '../db/collections.js'
-import { type Queryable, uniqueViolation } from '../db/queryable.js'
 import { registerOrGetThirdParty } from '../db/third-parties.js'
-import { invalidField } from '../errors.js'
+import { invalidField, invalidUrn, nameInUse, urnInUse, urnMismatch } from '../errors.js'
 import type { CollectionWrite } from '../schemas/collection.js'
 import { collectionContractAddress, collectionSalt } from './contract-address.js'
 import { lockEditableCollection } from './guards.js'
@@ -27,7 +26,7 @@ function parseWrite(ctx: Context, pathId: string, body: CollectionWrite): WriteR
   let urn: CollectionUrn | null | undefined = body.urn === null ? null : undefined
   if (typeof body.urn === 'string') {
     const parsed = parseCollectionUrn(body.urn, ctx.config.CHAIN_NETWORK)
-    if (!parsed.ok) throw invalidField('body.urn', parsed.reason, 'invalid_urn')
+    if (!parsed.ok) throw invalidUrn(parsed.reason)
     urn = parsed.urn
   }
   return {
@@ -62,11 +61,7 @@ async function create(tx: Queryable, ctx: Context, caller: string, write: WriteR
   if (!write.urn || write.urn.kind === 'standard') {
     const standard = standardIdentity(ctx, write.id)
     if (write.urn && write.urn.contractAddress !== standard.contractAddress) {
-      throw invalidField(
-        'body.urn',
-        `is derived from the id for a standard collection: send null or ${standard.urn}`,
-        'invalid_urn',
-      )
+      throw invalidUrn(`is derived from the id for a standard collection: send null or ${standard.urn}`)
     }
     await insertCollection(tx, {
       ...base,
@@ -104,9 +99,7 @@ function checkSameUrn(row: CollectionRow, urn: CollectionUrn | null | undefined)
         ? row.contract_address === urn.contractAddress
         : row.urn === urn.urn
   if (!sameUrn) {
-    throw new ConflictError(`The URN of collection ${row.id} is ${row.urn} and cannot be changed`, {
-      code: 'urn_mismatch',
-    })
+    throw urnMismatch(row.id, row.urn)
   }
 }
 
@@ -124,11 +117,9 @@ async function update(tx: Queryable, ctx: Context, caller: string, write: WriteR
 function refusalFor(error: unknown, write: WriteRequest): Error | null {
   switch (uniqueViolation(error)) {
     case 'collections_standard_name_key':
-      return new ConflictError(`The name "${write.name}" is already used by another collection`, {
-        code: 'name_in_use',
-      })
+      return nameInUse(write.name)
     case 'collections_urn_key':
-      return new ConflictError('Another collection already has this URN', { code: 'urn_in_use' })
+      return urnInUse()
     default:
       return null
   }

@@ -1,4 +1,4 @@
-import { errorResponses, PagedEnvelope, paged, type RoutePlugin } from '@genesis/common'
+import { errorResponses, offsetOf, PagedEnvelope, paged, type RoutePlugin } from '@genesis/common'
 import { Type } from '@sinclair/typebox'
 import type { Context } from '../context.js'
 import { listContractAddresses } from '../db/collections.js'
@@ -23,7 +23,7 @@ export const addressRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
       const { addresses, total } = await listContractAddresses(
         ctx.sql,
         { q: query.q, isPublished: query.is_published },
-        { limit: query.limit, offset: (query.page - 1) * query.limit },
+        { limit: query.limit, offset: offsetOf(query) },
       )
       reply.header('cache-control', 'public, max-age=300')
       return paged(addresses, { page: query.page, limit: query.limit, total })

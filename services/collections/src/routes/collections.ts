@@ -3,7 +3,7 @@ import {
   errorResponses,
   ForbiddenError,
   NoContent,
-  NotFoundError,
+  offsetOf,
   ok,
   PagedEnvelope,
   paged,
@@ -34,10 +34,7 @@ const reviewFilter = (query: { is_approved?: boolean; reviewed?: boolean; pendin
   pendingReview: query.pending_review,
 })
 
-const offset = (query: { page: number; limit: number }) => ({
-  limit: query.limit,
-  offset: (query.page - 1) * query.limit,
-})
+const pageOf = (query: { page: number; limit: number }) => ({ limit: query.limit, offset: offsetOf(query) })
 
 export const collectionRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
   /** The full view for every row of one answer, at one clock reading (not one per row). */
@@ -65,7 +62,7 @@ export const collectionRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
       const { rows, total } = await listCollections(
         ctx.sql,
         { q: query.q, isPublished: committee ? query.is_published : true, ...reviewFilter(query) },
-        offset(query),
+        pageOf(query),
       )
       if (ctx.chain) await refreshApproval(ctx, rows)
       return paged(rows.map(committee ? fullViews() : publicView), {
@@ -98,7 +95,7 @@ export const collectionRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
       const { rows, total } = await listCollections(
         ctx.sql,
         { member: address, isPublished: query.is_published, ...reviewFilter(query) },
-        offset(query),
+        pageOf(query),
       )
       if (ctx.chain) await refreshApproval(ctx, rows)
       return paged(rows.map(fullViews()), { page: query.page, limit: query.limit, total })
@@ -124,7 +121,7 @@ export const collectionRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
         return ok(fullView(row, ctx.config.LOCK_TTL_S, ctx.now()))
       if (row.is_published) return ok(publicView(row))
       // Unpublished collections of others do not exist for the caller.
-      throw new NotFoundError(`Collection ${request.params.id} not found`)
+      throw collectionNotFound(request.params.id)
     },
   )
 

@@ -3,6 +3,7 @@ import {
   errorResponses,
   ForbiddenError,
   NoContent,
+  offsetOf,
   ok,
   PagedEnvelope,
   paged,
@@ -71,7 +72,7 @@ export const reviewRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
       const { rows, total } = await listPendingCurations(
         ctx.sql,
         { q },
-        { limit, offset: (page - 1) * limit },
+        { limit, offset: offsetOf(request.query) },
       )
       return paged(rows, { page, limit, total })
     },
