@@ -3,7 +3,7 @@ import { CLAIMS_DB_SETTINGS } from '@genesis/claims/db/settings'
 import { migrationsDir as claimsMigrations } from '@genesis/claims/paths'
 import { loadConfig as loadClaimsConfig } from '@genesis/claims/config'
 import { buildApp as buildCollections } from '@genesis/collections/app'
-import { type CollectionsConfig, loadConfig as loadCollectionsConfig } from '@genesis/collections/config'
+import { type Config, loadConfig as loadConfig } from '@genesis/collections/config'
 import { COLLECTIONS_DB_SETTINGS } from '@genesis/collections/db/settings'
 import { migrationsDir as collectionsMigrations } from '@genesis/collections/paths'
 import { type App, migrate } from '@genesis/common'
@@ -21,7 +21,7 @@ export interface Running {
   urls: ServiceUrls
   /** The committee member's private key (COMMITTEE_ADDRESSES of collections). */
   committeeKey: string
-  collectionsConfig: CollectionsConfig
+  collectionsConfig: Config
   close(): Promise<void>
 }
 
@@ -47,7 +47,7 @@ export async function startServices(
   const parts: Part[] = []
   const urls: ServiceUrls = { claims: '', collections: '', land: '' }
   const committee = Wallet.createRandom()
-  const collectionsConfig = loadCollectionsConfig({ COMMITTEE_ADDRESSES: committee.address })
+  const collectionsConfig = loadConfig({ COMMITTEE_ADDRESSES: committee.address })
   try {
     if (which.claims) {
       const db = await createTestDatabase({ settings: CLAIMS_DB_SETTINGS })

@@ -1,7 +1,6 @@
 export * from './auth/native-crypto.js'
 export * from './auth/signed-fetch.js'
 export * from './config.js'
-export * from './coordinates.js'
 export * from './db/database.js'
 export { type EmbeddedPostgres, startEmbeddedPostgres } from './db/embedded.js'
 export * from './db/migrate.js'

@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { createApp, createSql } from '@genesis/common'
+import { createApp, createLogger, createSql } from '@genesis/common'
 
 const [dir, databaseUrl] = process.argv.slice(2)
 if (!dir || !databaseUrl) throw new Error('usage: kit-server.ts <dir> <database url>')
@@ -21,7 +21,7 @@ const app = await createApp({
   name: 'kit-ceiling',
   version: '0.0.0',
   sql: createSql(databaseUrl, { max: 1 }),
-  logger: { level: process.env.LOG_LEVEL ?? 'warn' },
+  logger: createLogger('kit-ceiling', { LOG_LEVEL: process.env.LOG_LEVEL === 'info' ? 'info' : 'warn' }),
 })
 app.get('/parcels/0/0', options, (_request, reply) => {
   reply.type(JSON_TYPE).send(parcel)

@@ -316,6 +316,7 @@ async function startSeededService(): Promise<BenchTarget> {
   const { migrate } = await import('@genesis/common')
   const { createTestDatabase } = await import('@genesis/common/testing')
   const { buildApp } = await import('../src/app.js')
+  const { loadConfig } = await import('../src/config.js')
   const { GridIndex } = await import('../src/grid/grid-index.js')
   const { migrationsDir } = await import('../src/paths.js')
   const { seed } = await import('../src/seed.js')
@@ -325,7 +326,7 @@ async function startSeededService(): Promise<BenchTarget> {
     const summary = await seed(db.sql)
     const grid = new GridIndex(db.sql)
     await grid.refresh()
-    const app = await buildApp({ sql: db.sql, grid })
+    const app = await buildApp({ sql: db.sql, config: loadConfig({}), context: { grid } })
     const baseUrl = await app.listen({ port: 0, host: '127.0.0.1' })
     return {
       baseUrl,
@@ -350,11 +351,14 @@ async function startSeededService(): Promise<BenchTarget> {
 async function startSyntheticService(): Promise<BenchTarget> {
   const { createApp, createSql } = await import('@genesis/common')
   const { mapImageRoutes } = await import('../src/routes/map-images.js')
+  const { DEFAULT_IMAGE_CACHE_BYTES, MapImageRenderer } = await import('../src/render/image-renderer.js')
   // The kit wants a database client for /health; nothing here queries it, so it never connects.
   const sql = createSql(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres', { max: 1 })
   const grid = syntheticGrid()
   const app = await createApp({ name: 'land-png-bench', version: '0.0.0', sql })
-  await app.register(mapImageRoutes, { grid })
+  await app.register(mapImageRoutes, {
+    ctx: { map: grid, images: new MapImageRenderer(DEFAULT_IMAGE_CACHE_BYTES) },
+  })
   const baseUrl = await app.listen({ port: 0, host: '127.0.0.1' })
   return {
     baseUrl,

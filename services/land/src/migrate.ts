@@ -1,13 +1,9 @@
-import { migrate, openDatabase } from '@genesis/common'
+import { createLogger, openServiceDatabase, orExit } from '@genesis/common'
+import { SERVICE_NAME } from './app.js'
 import { loadConfig } from './config.js'
 import { migrationsDir } from './paths.js'
 
-/** `pnpm --filter @genesis/land migrate`: applies the migrations and exits (a pre-deploy job). */
-const config = loadConfig()
-const db = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, service: 'land' })
-try {
-  await migrate(db.sql, migrationsDir)
-  console.log('land: migrations applied')
-} finally {
-  await db.close()
-}
+const config = orExit(SERVICE_NAME, () => loadConfig(process.env))
+const logger = createLogger(SERVICE_NAME, config)
+const db = await openServiceDatabase({ service: SERVICE_NAME, config, migrationsDir, logger })
+await db.close()

@@ -1,6 +1,7 @@
 import { type App, createApp } from '@genesis/common'
 import { createTestDatabase, type TestDatabase } from '@genesis/common/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { DEFAULT_IMAGE_CACHE_BYTES, MapImageRenderer } from '../src/render/image-renderer.js'
 import {
   cellIndex,
   GRID_SIZE,
@@ -73,8 +74,10 @@ const grid = new TestGrid()
 beforeAll(async () => {
   db = await createTestDatabase()
   app = await createApp({ name: 'land-test', version: '0.0.0', sql: db.sql })
-  await app.register(mapImageRoutes, { grid })
-  await app.register(mapImageRoutes, { grid, prefix: '/v1' })
+  // one renderer for both copies, as the service's context holds one
+  const ctx = { map: grid, images: new MapImageRenderer(DEFAULT_IMAGE_CACHE_BYTES) }
+  await app.register(mapImageRoutes, { ctx })
+  await app.register(mapImageRoutes, { ctx, prefix: '/v1' })
   await app.ready()
 })
 

@@ -8,6 +8,7 @@ import {
 } from '@genesis/common/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../src/app.js'
+import { loadConfig } from '../src/config.js'
 import { GridIndex } from '../src/grid/grid-index.js'
 import { migrationsDir } from '../src/paths.js'
 import { seed } from '../src/seed.js'
@@ -25,7 +26,7 @@ beforeAll(async () => {
   proxied = await proxiedDatabase(db)
   grid = new GridIndex(proxied.sql, { debounceMs: 20 })
   await grid.start()
-  app = await buildApp({ sql: proxied.sql, grid })
+  app = await buildApp({ sql: proxied.sql, config: loadConfig({}), context: { grid } })
   await app.ready()
 }, 120_000)
 

@@ -1,6 +1,7 @@
 import { requireRealPostgres } from '@genesis/common/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../src/app.js'
+import { loadConfig } from '../src/config.js'
 import { GridIndex } from '../src/grid/grid-index.js'
 import { cellIndex, TILE_OWNED, TILE_UNOWNED } from '../src/render/types.js'
 import { eventually, type Land, startLand } from './support.js'
@@ -33,7 +34,7 @@ async function quietParcels(
 describe('readiness', () => {
   it('is 503 (and so are the index routes) until the index is built', async () => {
     const cold = new GridIndex(land.db.sql)
-    const app = await buildApp({ sql: land.db.sql, grid: cold })
+    const app = await buildApp({ sql: land.db.sql, config: loadConfig({}), context: { grid: cold } })
     try {
       const ready = await app.inject({ method: 'GET', url: '/health/ready' })
       expect(ready.statusCode).toBe(503)

@@ -1,41 +1,46 @@
-import { type App, migrate } from '@genesis/common'
-import { createTestDatabase, type TestDatabase } from '@genesis/common/testing'
+import { startTestService, type TestService } from '@genesis/common/testing'
 import type { TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { expect } from 'vitest'
 import { buildApp } from '../src/app.js'
-import { GridIndex } from '../src/grid/grid-index.js'
+import { loadConfig } from '../src/config.js'
+import { createGridIndex } from '../src/context.js'
+import type { GridIndex } from '../src/grid/grid-index.js'
 import { migrationsDir } from '../src/paths.js'
 import '../src/schemas/formats.js'
 import { seed } from '../src/seed.js'
 
-export interface Land {
-  db: TestDatabase
+export interface Land extends TestService {
   grid: GridIndex
-  app: App
-  close(): Promise<void>
 }
 
 /** A fresh database with the migrations, optionally the Genesis City set, the index built and the app. */
 export async function startLand(
   options: { seeded?: boolean; listen?: boolean; debounceMs?: number } = {},
 ): Promise<Land> {
-  const db = await createTestDatabase()
-  await migrate(db.sql, migrationsDir)
-  if (options.seeded ?? true) await seed(db.sql)
-  const grid = new GridIndex(db.sql, { debounceMs: options.debounceMs ?? 20 })
-  if (options.listen) await grid.listen()
-  await grid.start()
-  const app = await buildApp({ sql: db.sql, grid })
-  await app.ready()
+  const config = loadConfig({
+    LAND_REFRESH_DEBOUNCE_MS: String(options.debounceMs ?? 20),
+    LAND_PREWARM: 'false',
+  })
+  let grid: GridIndex | undefined
+  const service = await startTestService({
+    migrationsDir,
+    build: async (sql) => {
+      if (options.seeded ?? true) await seed(sql)
+      grid = createGridIndex(sql, config)
+      if (options.listen) await grid.listen()
+      await grid.start()
+      return buildApp({ sql, config, context: { grid } })
+    },
+  })
+  await service.app.ready()
+  const started = grid!
   return {
-    db,
-    grid,
-    app,
+    ...service,
+    grid: started,
     close: async () => {
-      await app.close()
-      await grid.close()
-      await db.drop()
+      await service.close()
+      await started.close()
     },
   }
 }

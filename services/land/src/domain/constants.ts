@@ -12,6 +12,5 @@ export const PROXIMITY_MAX_DISTANCE = 10
 
 export const PUBLICATION_STATUSES = ['open', 'cancelled', 'sold'] as const
 export type PublicationStatus = (typeof PUBLICATION_STATUSES)[number]
-export const TX_STATUSES = ['pending', 'confirmed', 'failed'] as const
 export const ASSET_TYPES = ['parcel', 'estate'] as const
 export type AssetType = (typeof ASSET_TYPES)[number]

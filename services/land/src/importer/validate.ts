@@ -1,6 +1,6 @@
-import { parseCoordinate } from '@genesis/common'
 import type { TSchema } from '@sinclair/typebox'
 import { Value, type ValueError } from '@sinclair/typebox/value'
+import { parseCoordinate } from '../domain/coordinates.js'
 import type { DistrictRecord, ParcelRecord, PublicationRecord } from '../grid/records.js'
 import '../schemas/formats.js'
 import {

@@ -1,5 +1,7 @@
-import { CoordinateString, GRID_MAX, GRID_MIN, HINT } from '@genesis/common'
+import { HINT } from '@genesis/common'
 import { type Static, Type } from '@sinclair/typebox'
+import { CoordinateString } from '../domain/coordinates.js'
+import { GRID_MAX, GRID_MIN } from './types.js'
 
 /** Defaults of SPEC §4.3; the schemas below declare them, handlers fall back to the same values. */
 export const IMAGE_DEFAULTS = {

@@ -1,13 +1,14 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { RoutePlugin } from '@genesis/common'
+import type { Context } from '../context.js'
 import { contributionsOf } from '../db/contributions.js'
 import { estatesOwnedBy, parcelsOwnedBy } from '../db/listings.js'
 import { estatesFromDatabase, parcelsFromDatabase } from '../grid/hydrate.js'
 import { AddressParams, PagingQuery } from '../schemas/queries.js'
 import { ContributionsEnvelope, EstateListEnvelope, ParcelListEnvelope } from '../schemas/resources.js'
-import type { LandRouteOptions } from './options.js'
 import { NO_BODY, sendData } from './send.js'
 
-export const addressRoutes: FastifyPluginAsyncTypebox<LandRouteOptions> = async (app, { sql, grid }) => {
+export const addressRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
+  const { sql, grid } = ctx
   app.get(
     '/addresses/:address/contributions',
     {

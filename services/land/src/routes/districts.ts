@@ -1,9 +1,10 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { RoutePlugin } from '@genesis/common'
+import type { Context } from '../context.js'
 import { DistrictsEnvelope } from '../schemas/resources.js'
-import type { LandRouteOptions } from './options.js'
 import { SELF_ENCODED, sendCached } from './send.js'
 
-export const districtRoutes: FastifyPluginAsyncTypebox<LandRouteOptions> = async (app, { grid }) => {
+export const districtRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
+  const { grid } = ctx
   app.get(
     '/districts',
     {

@@ -1,12 +1,13 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { RoutePlugin } from '@genesis/common'
+import type { Context } from '../context.js'
 import { DEFAULT_SORT_ORDER, listAssetIds } from '../db/listings.js'
 import { estatesFromDatabase } from '../grid/hydrate.js'
 import { ListQuery } from '../schemas/queries.js'
 import { EstateListEnvelope } from '../schemas/resources.js'
-import type { LandRouteOptions } from './options.js'
 import { NO_BODY, sendData } from './send.js'
 
-export const estateRoutes: FastifyPluginAsyncTypebox<LandRouteOptions> = async (app, { sql }) => {
+export const estateRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
+  const { sql } = ctx
   app.get(
     '/estates',
     {

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { extname, join } from 'node:path'
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest, FastifySchema } from 'fastify'
+import type { RoutePlugin } from '@genesis/common'
+import type { FastifyReply, FastifyRequest, FastifySchema } from 'fastify'
+import type { Context } from '../context.js'
 import { packageRoot } from '../paths.js'
 import { matchesIfNoneMatch } from '../render/etag.js'
 
@@ -78,7 +80,7 @@ function send(request: FastifyRequest, reply: FastifyReply, file: StaticFile, ca
  * The land explorer (README "Map explorer"): one page at `/` and `/explorer`, its assets under
  * `/explorer/`. Not API: hidden from the OpenAPI document, and not under `/v1`.
  */
-export const explorerRoutes: FastifyPluginAsync = async (app) => {
+export const explorerRoutes: RoutePlugin<Context> = async (app) => {
   const { page, assets } = loadExplorerFiles()
   // `hide` is @fastify/swagger's extension of the schema.
   const schema = { hide: true } as FastifySchema

@@ -1,14 +1,10 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { NotFoundError, parseCoordinate, parseCoordinateList } from '@genesis/common'
+import { NotFoundError, type RoutePlugin } from '@genesis/common'
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { Context } from '../context.js'
+import { parseCoordinate, parseCoordinateList } from '../domain/coordinates.js'
 import type { MapImageRequest } from '../render/draw.js'
 import { imageETag, matchesIfNoneMatch } from '../render/etag.js'
-import {
-  DEFAULT_IMAGE_CACHE_BYTES,
-  imageKey,
-  MapImageRenderer,
-  normaliseSelection,
-} from '../render/image-renderer.js'
+import { imageKey, normaliseSelection } from '../render/image-renderer.js'
 import {
   EstateImageParams,
   IMAGE_DEFAULTS,
@@ -17,7 +13,6 @@ import {
   ParcelImageParams,
   PngResponse,
 } from '../render/schemas.js'
-import type { MapSource } from '../render/types.js'
 import { assertParcelLimit, computeViewport } from '../render/viewport.js'
 
 /**
@@ -25,24 +20,6 @@ import { assertParcelLimit, computeViewport } from '../render/viewport.js'
  * If-None-Match costs a hash, not a render.
  */
 export const MAP_IMAGE_CACHE_CONTROL = 'public, max-age=60'
-
-export interface MapImageRoutesOptions {
-  grid: MapSource
-  /** Bound of the rendered-image cache, in bytes (default 32 MiB). */
-  imageCacheBytes?: number
-}
-
-// One renderer per grid, so the routes registered under `/` and `/v1` share one image cache.
-const renderers = new WeakMap<MapSource, MapImageRenderer>()
-
-function rendererFor(grid: MapSource, maxBytes: number): MapImageRenderer {
-  let renderer = renderers.get(grid)
-  if (!renderer) {
-    renderer = new MapImageRenderer(maxBytes)
-    renderers.set(grid, renderer)
-  }
-  return renderer
-}
 
 /** The element at floor(n/2) of the sorted values (DESIGN §6: an estate image's centre). */
 function median(values: number[]): number {
@@ -60,9 +37,9 @@ const imageOptions = (query: ImageQuery) => ({
   publications: query.publications ?? IMAGE_DEFAULTS.publications,
 })
 
-export const mapImageRoutes: FastifyPluginAsyncTypebox<MapImageRoutesOptions> = async (app, options) => {
-  const { grid } = options
-  const renderer = rendererFor(grid, options.imageCacheBytes ?? DEFAULT_IMAGE_CACHE_BYTES)
+/** The PNG maps; they need only a map to draw and the renderer (a test hands in a map of its own). */
+export const mapImageRoutes: RoutePlugin<Pick<Context, 'map' | 'images'>> = async (app, { ctx }) => {
+  const { map: grid, images: renderer } = ctx
 
   /** Sets the caching headers; true when the client already holds this image. */
   function notModified(request: FastifyRequest, reply: FastifyReply, etag: string): boolean {

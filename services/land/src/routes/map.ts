@@ -1,11 +1,12 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { parseCoordinate } from '@genesis/common'
+import type { RoutePlugin } from '@genesis/common'
+import type { Context } from '../context.js'
+import { parseCoordinate } from '../domain/coordinates.js'
 import { MapQuery } from '../schemas/queries.js'
 import { MapEnvelope } from '../schemas/resources.js'
-import type { LandRouteOptions } from './options.js'
 import { SELF_ENCODED, sendCached } from './send.js'
 
-export const mapRoutes: FastifyPluginAsyncTypebox<LandRouteOptions> = async (app, { grid }) => {
+export const mapRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
+  const { grid } = ctx
   app.get(
     '/map',
     {

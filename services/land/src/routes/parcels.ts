@@ -1,13 +1,14 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { RoutePlugin } from '@genesis/common'
+import type { Context } from '../context.js'
 import { DEFAULT_SORT_ORDER, listAssetIds } from '../db/listings.js'
 import { publicationsOfParcel } from '../db/publications.js'
 import { cellOfAssetId, parcelsFromDatabase } from '../grid/hydrate.js'
 import { ListQuery, ParcelParams, ParcelPublicationsQuery } from '../schemas/queries.js'
 import { ParcelEnvelope, ParcelListEnvelope, PublicationsEnvelope } from '../schemas/resources.js'
-import type { LandRouteOptions } from './options.js'
 import { NO_BODY, SELF_ENCODED, sendData, sendJson } from './send.js'
 
-export const parcelRoutes: FastifyPluginAsyncTypebox<LandRouteOptions> = async (app, { sql, grid }) => {
+export const parcelRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
+  const { sql, grid } = ctx
   app.get(
     '/parcels',
     {

@@ -1,12 +1,12 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { NotFoundError } from '@genesis/common'
+import { NotFoundError, type RoutePlugin } from '@genesis/common'
+import type { Context } from '../context.js'
 import { publicationByTxHash } from '../db/publications.js'
 import { TxHashParams } from '../schemas/queries.js'
 import { PublicationEnvelope } from '../schemas/resources.js'
-import type { LandRouteOptions } from './options.js'
 import { NO_BODY, sendData } from './send.js'
 
-export const publicationRoutes: FastifyPluginAsyncTypebox<LandRouteOptions> = async (app, { sql }) => {
+export const publicationRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
+  const { sql } = ctx
   app.get(
     '/publications/:txHash',
     {

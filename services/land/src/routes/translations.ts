@@ -1,11 +1,10 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { NotFoundError } from '@genesis/common'
+import { NotFoundError, type RoutePlugin } from '@genesis/common'
+import type { Context } from '../context.js'
 import { CachedBody } from '../grid/map-body.js'
 import { envelopeJson } from '../grid/serialize.js'
 import { LocaleParams } from '../schemas/queries.js'
 import { TranslationsEnvelope } from '../schemas/resources.js'
 import { LOCALES, type Locale, resolveLocale } from '../translations/index.js'
-import type { LandRouteOptions } from './options.js'
 import { SELF_ENCODED, sendCached } from './send.js'
 
 const serialised = Object.fromEntries(
@@ -15,7 +14,7 @@ const serialised = Object.fromEntries(
   ]),
 ) as Record<Locale, CachedBody>
 
-export const translationRoutes: FastifyPluginAsyncTypebox<LandRouteOptions> = async (app) => {
+export const translationRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
   app.get(
     '/translations/:locale',
     {

@@ -1,5 +1,6 @@
-import { Address, CoordinateString, Nullable, Uuid } from '@genesis/common'
+import { Address, Nullable, Uuid } from '@genesis/common'
 import { type Static, Type } from '@sinclair/typebox'
+import { CoordinateString } from '../domain/coordinates.js'
 import { AssetType, PublicationStatus, TxHash, TxStatus } from './resources.js'
 
 /**

@@ -1,9 +1,6 @@
+import { BadRequestError, HINT } from '@genesis/common'
 import { Type } from '@sinclair/typebox'
-import { BadRequestError } from './errors.js'
-import { HINT } from './kit/explain-validation.js'
-
-export const GRID_MIN = -150
-export const GRID_MAX = 150
+import { GRID_MAX, GRID_MIN } from '../render/types.js'
 
 export interface Coordinate {
   x: number
@@ -19,7 +16,7 @@ export const CoordinateString = Type.String({
   [HINT]: `expected x,y with integers from ${GRID_MIN} to ${GRID_MAX}`,
 })
 
-export const isInGrid = (n: number) => Number.isInteger(n) && n >= GRID_MIN && n <= GRID_MAX
+const isInGrid = (n: number) => Number.isInteger(n) && n >= GRID_MIN && n <= GRID_MAX
 
 /** Parses `x,y`; `name` is the parameter the value came from, quoted back in the error. */
 export function parseCoordinate(value: string, name = 'coordinate'): Coordinate {
@@ -50,5 +47,3 @@ export function parseCoordinateList(value: string, name = 'coordinates'): Coordi
     .filter((part) => part.trim() !== '')
     .map((part) => parseCoordinate(part, name))
 }
-
-export const coordinateId = ({ x, y }: Coordinate) => `${x},${y}`
