@@ -1,6 +1,6 @@
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { migrate, openDatabase } from '@genesis/common'
+import { createLogger, openServiceDatabase } from '@genesis/common'
 import { loadConfig } from './config.js'
 import { importPaths } from './importer/index.js'
 import { migrationsDir } from './paths.js'
@@ -17,17 +17,12 @@ async function main(args: string[]) {
     console.error('usage: pnpm --filter @genesis/land run import <file|dir>...')
     process.exit(2)
   }
-  const config = loadConfig()
-  const logger = { info: (...a: unknown[]) => console.error(String(a.at(-1))), warn: console.error }
-  const db = await openDatabase({
-    databaseUrl: config.DATABASE_URL,
-    dataDir: config.DATA_DIR,
-    service: 'land',
-    logger,
-  })
+  // A long import is not cut by the service's query deadline; only warnings are logged around the report.
+  const config = { ...loadConfig(), DB_QUERY_TIMEOUT_MS: 0 }
+  const logger = createLogger('land', { LOG_LEVEL: 'warn' })
+  const db = await openServiceDatabase({ service: 'land', config, migrationsDir, logger })
   let code = 0
   try {
-    await migrate(db.sql, migrationsDir)
     // `pnpm --filter` runs the script in the package directory; paths are meant from where pnpm was run.
     const from = process.env.INIT_CWD ?? process.cwd()
     const result = await importPaths(

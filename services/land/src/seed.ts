@@ -1,5 +1,5 @@
 import { pathToFileURL } from 'node:url'
-import { migrate, openDatabase, type Sql } from '@genesis/common'
+import { createLogger, openServiceDatabase, type Sql } from '@genesis/common'
 import cliProgress from 'cli-progress'
 import { loadConfig } from './config.js'
 import { migrationsDir } from './paths.js'
@@ -33,21 +33,16 @@ export async function seed(sql: Sql, options: SeedOptions = {}): Promise<SeedSum
 
 /** `pnpm --filter @genesis/land run seed`: against DATABASE_URL, or the embedded default under DATA_DIR. */
 async function main() {
-  const config = loadConfig()
-  const logger = { info: (...args: unknown[]) => console.error(String(args.at(-1))), warn: console.error }
-  const db = await openDatabase({
-    databaseUrl: config.DATABASE_URL,
-    dataDir: config.DATA_DIR,
-    service: 'land',
-    logger,
-  })
+  // A long seed is not cut by the service's query deadline; only warnings are logged beside the progress bar.
+  const config = { ...loadConfig(), DB_QUERY_TIMEOUT_MS: 0 }
+  const logger = createLogger('land', { LOG_LEVEL: 'warn' })
+  const db = await openServiceDatabase({ service: 'land', config, migrationsDir, logger })
   const bar = new cliProgress.SingleBar(
     { format: 'seeding {bar} {percentage}% | {value}/{total} rows | {step}', hideCursor: true },
     cliProgress.Presets.shades_classic,
   )
   const started = Date.now()
   try {
-    await migrate(db.sql, migrationsDir)
     let begun = false
     const summary = await seed(db.sql, {
       progress: (done, total, step) => {

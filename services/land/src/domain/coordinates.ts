@@ -1,5 +1,6 @@
-import { BadRequestError, HINT } from '@genesis/common'
+import { HINT } from '@genesis/common'
 import { Type } from '@sinclair/typebox'
+import { invalidCoordinate } from '../errors.js'
 import { GRID_MAX, GRID_MIN } from '../render/types.js'
 
 export interface Coordinate {
@@ -22,20 +23,12 @@ const isInGrid = (n: number) => Number.isInteger(n) && n >= GRID_MIN && n <= GRI
 export function parseCoordinate(value: string, name = 'coordinate'): Coordinate {
   const match = COORDINATE.exec(value.trim())
   if (!match) {
-    throw new BadRequestError(
-      `Invalid ${name} "${value}": expected x,y with integers from ${GRID_MIN} to ${GRID_MAX}`,
-      {
-        data: { parameter: name, value },
-      },
-    )
+    throw invalidCoordinate(name, value, `expected x,y with integers from ${GRID_MIN} to ${GRID_MAX}`)
   }
   const x = Number(match[1])
   const y = Number(match[2])
   if (!isInGrid(x) || !isInGrid(y)) {
-    throw new BadRequestError(
-      `Invalid ${name} "${value}": x and y must be integers from ${GRID_MIN} to ${GRID_MAX}`,
-      { data: { parameter: name, value } },
-    )
+    throw invalidCoordinate(name, value, `x and y must be integers from ${GRID_MIN} to ${GRID_MAX}`)
   }
   return { x, y }
 }

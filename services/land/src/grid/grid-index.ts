@@ -1,4 +1,5 @@
-import { ServiceUnavailableError, type Sql } from '@genesis/common'
+import type { Sql } from '@genesis/common'
+import { indexNotReady } from '../errors.js'
 import type { MapSnapshot, MapSource } from '../render/types.js'
 import { loadGridData } from './load.js'
 import { GridView } from './view.js'
@@ -58,7 +59,7 @@ export class GridIndex implements MapSource {
   /** The view to answer a request with; a 503 until the first build is done. */
   current(now = Date.now()): GridView {
     const view = this.view
-    if (!view) throw new ServiceUnavailableError('The land index is still being built, retry shortly')
+    if (!view) throw indexNotReady()
     if (now < view.validUntil) return view
     // An active publication expired: same data, new view.
     const next = new GridView(view.data, now)

@@ -49,11 +49,51 @@ const lower = <T extends string | null | undefined>(value: T): T =>
   (typeof value === 'string' ? value.toLowerCase() : value) as T
 const cellKey = (x: number, y: number) => `${x},${y}`
 
-export function planImport(rows: RawRow[], existing: Existing, problems: ImportProblem[]): ImportPlan {
-  const plan: ImportPlan = { districts: [], estates: [], parcels: [], publications: [], contributions: [] }
-  const report = (row: RawRow, message: string) => problems.push({ file: row.file, line: row.line, message })
-  const valid: Array<{ row: RawRow; kind: (typeof IMPORT_KINDS)[number] }> = []
+type Kind = (typeof IMPORT_KINDS)[number]
+type Cell = { x: number; y: number }
+type Claim = { id: string; row: RawRow }
 
+/** What the steps of planImport share: the plan so far, the problems, and what earlier rows defined. */
+interface Planning {
+  plan: ImportPlan
+  report(row: RawRow, message: string): void
+  /** True (and reported) when the key was defined by an earlier row: the first occurrence wins. */
+  duplicate(row: RawRow, key: string, label: string): boolean
+  districtIds: Set<string>
+  estateIds: Set<string>
+  /** Which estate / district each parcel is given to by estate and district rows. */
+  estateOfCell: Map<string, Claim>
+  districtOfCell: Map<string, Claim>
+}
+
+/**
+ * The import's rows checked against their schemas and against each other, in the order the checks need:
+ * every row's shape, then the districts and estates (which give parcels to groups), then parcels,
+ * publications and contributions (which refer to them). Every problem is reported with its row's line.
+ */
+export function planImport(rows: RawRow[], existing: Existing, problems: ImportProblem[]): ImportPlan {
+  const report = (row: RawRow, message: string) => problems.push({ file: row.file, line: row.line, message })
+  const valid = rowsOfValidShape(rows, report)
+  const planning = startPlanning(valid, existing, report)
+  for (const { row, kind } of valid) {
+    if (kind === 'districts') planDistrict(planning, row, row.value as DistrictImport)
+    else if (kind === 'estates') planEstate(planning, row, row.value as EstateImport)
+  }
+  const groupsListingParcels = {
+    estates: new Set(planning.plan.estates.filter((e) => e.parcels).map((e) => e.id)),
+    districts: new Set(planning.plan.districts.filter((d) => d.parcels).map((d) => d.id)),
+  }
+  for (const { row, kind } of valid) {
+    if (kind === 'parcels') planParcel(planning, row, row.value as ParcelImport, groupsListingParcels)
+    else if (kind === 'publications') planPublication(planning, row, row.value as PublicationImport)
+    else if (kind === 'contributions') planContribution(planning, row, row.value as ContributionImport)
+  }
+  return planning.plan
+}
+
+/** The rows whose kind is known and whose value matches that kind's schema. */
+function rowsOfValidShape(rows: RawRow[], report: Planning['report']): Array<{ row: RawRow; kind: Kind }> {
+  const valid: Array<{ row: RawRow; kind: Kind }> = []
   for (const row of rows) {
     if (!row.kind) {
       report(
@@ -70,18 +110,16 @@ export function planImport(rows: RawRow[], existing: Existing, problems: ImportP
     }
     valid.push({ row, kind: row.kind })
   }
+  return valid
+}
 
-  // Every id defined by this import, first occurrence wins; later ones are duplicates.
+/** The ids known before any reference is checked: the database's and every one this import defines. */
+function startPlanning(
+  valid: Array<{ row: RawRow; kind: Kind }>,
+  existing: Existing,
+  report: Planning['report'],
+): Planning {
   const firstLine = new Map<string, RawRow>()
-  const duplicate = (row: RawRow, key: string, label: string) => {
-    const first = firstLine.get(key)
-    if (first) {
-      report(row, `duplicate ${label}: already given at ${first.file}:${first.line}`)
-      return true
-    }
-    firstLine.set(key, row)
-    return false
-  }
   const districtIds = new Set(existing.districtIds)
   const estateIds = new Set(existing.estateIds)
   for (const { row, kind } of valid) {
@@ -89,189 +127,187 @@ export function planImport(rows: RawRow[], existing: Existing, problems: ImportP
     if (kind === 'districts') districtIds.add(lower(value.id as string))
     if (kind === 'estates') estateIds.add(value.id as string)
   }
-  // Which estate / district each parcel is given to by estate and district rows.
-  const estateOfCell = new Map<string, { id: string; row: RawRow }>()
-  const districtOfCell = new Map<string, { id: string; row: RawRow }>()
+  return {
+    plan: { districts: [], estates: [], parcels: [], publications: [], contributions: [] },
+    report,
+    duplicate: (row, key, label) => {
+      const first = firstLine.get(key)
+      if (first) {
+        report(row, `duplicate ${label}: already given at ${first.file}:${first.line}`)
+        return true
+      }
+      firstLine.set(key, row)
+      return false
+    },
+    districtIds,
+    estateIds,
+    estateOfCell: new Map(),
+    districtOfCell: new Map(),
+  }
+}
 
-  for (const { row, kind } of valid) {
-    if (kind !== 'districts' && kind !== 'estates') continue
-    if (kind === 'districts') {
-      const d = row.value as DistrictImport
-      const id = d.id.toLowerCase()
-      if (duplicate(row, `district:${id}`, `district ${id}`)) continue
-      let parcels: Array<{ x: number; y: number }> | undefined
-      if (d.parcels) {
-        parcels = []
-        for (const text of d.parcels) {
-          let cell: { x: number; y: number }
-          try {
-            cell = parseCoordinate(text, 'parcels')
-          } catch (error) {
-            report(row, (error as Error).message)
-            continue
-          }
-          const other = districtOfCell.get(cellKey(cell.x, cell.y))
-          if (other && other.id !== id) {
-            report(
-              row,
-              `parcel ${text} is also given to district ${other.id} at ${other.row.file}:${other.row.line}`,
-            )
-            continue
-          }
-          districtOfCell.set(cellKey(cell.x, cell.y), { id, row })
-          parcels.push(cell)
-        }
+function planDistrict(planning: Planning, row: RawRow, d: DistrictImport): void {
+  const id = d.id.toLowerCase()
+  if (planning.duplicate(row, `district:${id}`, `district ${id}`)) return
+  let parcels: Cell[] | undefined
+  if (d.parcels) {
+    parcels = []
+    for (const text of d.parcels) {
+      let cell: Cell
+      try {
+        cell = parseCoordinate(text, 'parcels')
+      } catch (error) {
+        planning.report(row, (error as Error).message)
+        continue
       }
-      plan.districts.push({
-        id,
-        name: d.name,
-        description: d.description ?? '',
-        link: d.link ?? '',
-        public: d.public ?? false,
-        parcels,
-      })
-    } else {
-      const e = row.value as EstateImport
-      if (duplicate(row, `estate:${e.id}`, `estate ${e.id}`)) continue
-      const districtId = lower(e.district_id ?? null)
-      if (districtId !== null && !districtIds.has(districtId))
-        report(row, `unknown district_id ${districtId}`)
-      const parcels = e.data?.parcels
-      for (const p of parcels ?? []) {
-        const other = estateOfCell.get(cellKey(p.x, p.y))
-        if (other && other.id !== e.id) {
-          report(
-            row,
-            `parcel ${p.x},${p.y} is also in estate ${other.id} at ${other.row.file}:${other.row.line}`,
-          )
-        } else estateOfCell.set(cellKey(p.x, p.y), { id: e.id, row })
+      const other = planning.districtOfCell.get(cellKey(cell.x, cell.y))
+      if (other && other.id !== id) {
+        planning.report(
+          row,
+          `parcel ${text} is also given to district ${other.id} at ${other.row.file}:${other.row.line}`,
+        )
+        continue
       }
-      plan.estates.push({
-        id: e.id,
-        owner: lower(e.owner ?? null),
-        name: e.data?.name ?? '',
-        description: e.data?.description ?? '',
-        district_id: districtId,
-        tx_hash: lower(e.tx_hash ?? null),
-        last_transferred_at: e.last_transferred_at ? new Date(e.last_transferred_at).toISOString() : null,
-        parcels: parcels?.map(({ x, y }) => ({ x, y })),
-      })
+      planning.districtOfCell.set(cellKey(cell.x, cell.y), { id, row })
+      parcels.push(cell)
     }
   }
+  planning.plan.districts.push({
+    id,
+    name: d.name,
+    description: d.description ?? '',
+    link: d.link ?? '',
+    public: d.public ?? false,
+    parcels,
+  })
+}
 
-  const estatesWithParcels = new Set(plan.estates.filter((e) => e.parcels).map((e) => e.id))
-  const districtsWithParcels = new Set(plan.districts.filter((d) => d.parcels).map((d) => d.id))
-  for (const { row, kind } of valid) {
-    if (kind === 'parcels') {
-      const p = row.value as ParcelImport
-      if (p.id !== undefined && p.id !== cellKey(p.x, p.y)) {
-        report(row, `id "${p.id}" does not match x,y ${cellKey(p.x, p.y)}`)
-        continue
-      }
-      if (duplicate(row, `parcel:${cellKey(p.x, p.y)}`, `parcel ${cellKey(p.x, p.y)}`)) continue
-      const districtId = lower(p.district_id ?? null)
-      const estateId = p.estate_id ?? null
-      let bad = false
-      if (districtId !== null && !districtIds.has(districtId)) {
-        report(row, `unknown district_id ${districtId}`)
-        bad = true
-      }
-      if (estateId !== null && !estateIds.has(estateId)) {
-        report(row, `unknown estate_id ${estateId}`)
-        bad = true
-      }
-      const listedEstate = estateOfCell.get(cellKey(p.x, p.y))
-      if (listedEstate && p.estate_id !== undefined && listedEstate.id !== estateId) {
-        report(
-          row,
-          `estate_id ${estateId} contradicts estate ${listedEstate.id} at ${listedEstate.row.file}:${listedEstate.row.line}`,
-        )
-        bad = true
-      }
-      if (estateId !== null && !listedEstate && estatesWithParcels.has(estateId)) {
-        report(
-          row,
-          `estate_id ${estateId}: that estate's row lists its parcels and this one is not among them`,
-        )
-        bad = true
-      }
-      const listedDistrict = districtOfCell.get(cellKey(p.x, p.y))
-      if (districtId !== null && !listedDistrict && districtsWithParcels.has(districtId)) {
-        report(
-          row,
-          `district_id ${districtId}: that district's row lists its parcels and this one is not among them`,
-        )
-        bad = true
-      }
-      if (listedDistrict && p.district_id !== undefined && listedDistrict.id !== districtId) {
-        report(
-          row,
-          `district_id ${districtId} contradicts district ${listedDistrict.id} at ${listedDistrict.row.file}:${listedDistrict.row.line}`,
-        )
-        bad = true
-      }
-      if (bad) continue
-      plan.parcels.push({
-        x: p.x,
-        y: p.y,
-        owner: lower(p.owner ?? null),
-        district_id: listedDistrict?.id ?? districtId,
-        estate_id: listedEstate?.id ?? estateId,
-        data_version: p.data?.version ?? 0,
-        name: p.data?.name ?? '',
-        description: p.data?.description ?? '',
-        ipns: p.data?.ipns ?? '',
-        auction_price: p.auction_price ?? null,
-        auction_owner: lower(p.auction_owner ?? null),
-        last_transferred_at: p.last_transferred_at ? new Date(p.last_transferred_at).toISOString() : null,
-      })
-    } else if (kind === 'publications') {
-      const p = row.value as PublicationImport
-      const txHash = p.tx_hash.toLowerCase()
-      if (duplicate(row, `publication:${txHash}`, `publication ${txHash}`)) continue
-      if (p.type === 'parcel') {
-        try {
-          parseCoordinate(p.asset_id, 'asset_id')
-        } catch (error) {
-          report(row, (error as Error).message)
-          continue
-        }
-      } else if (!estateIds.has(p.asset_id)) {
-        report(row, `unknown estate ${p.asset_id} (asset_id)`)
-        continue
-      }
-      const assetId = p.type === 'parcel' ? cellKey(...parseXY(p.asset_id)) : p.asset_id
-      plan.publications.push({
-        tx_hash: txHash,
-        tx_status: p.tx_status ?? 'confirmed',
-        owner: p.owner.toLowerCase(),
-        price: p.price,
-        status: p.status,
-        buyer: lower(p.buyer ?? null),
-        contract_id: p.contract_id,
-        block_number: p.block_number,
-        expires_at: p.expires_at,
-        block_time_created_at: p.block_time_created_at,
-        block_time_updated_at: p.block_time_updated_at ?? null,
-        type: p.type,
-        asset_id: assetId,
-        marketplace_id: p.marketplace_id,
-      })
-    } else if (kind === 'contributions') {
-      const c = row.value as ContributionImport
-      const districtId = c.district_id.toLowerCase()
-      if (!districtIds.has(districtId)) {
-        report(row, `unknown district_id ${districtId}`)
-        continue
-      }
-      plan.contributions.push({
-        address: c.address.toLowerCase(),
-        district_id: districtId,
-        land_count: Number(c.land_count),
-      })
-    }
+function planEstate(planning: Planning, row: RawRow, e: EstateImport): void {
+  if (planning.duplicate(row, `estate:${e.id}`, `estate ${e.id}`)) return
+  const districtId = lower(e.district_id ?? null)
+  if (districtId !== null && !planning.districtIds.has(districtId))
+    planning.report(row, `unknown district_id ${districtId}`)
+  const parcels = e.data?.parcels
+  for (const p of parcels ?? []) {
+    const other = planning.estateOfCell.get(cellKey(p.x, p.y))
+    if (other && other.id !== e.id) {
+      planning.report(
+        row,
+        `parcel ${p.x},${p.y} is also in estate ${other.id} at ${other.row.file}:${other.row.line}`,
+      )
+    } else planning.estateOfCell.set(cellKey(p.x, p.y), { id: e.id, row })
   }
-  return plan
+  planning.plan.estates.push({
+    id: e.id,
+    owner: lower(e.owner ?? null),
+    name: e.data?.name ?? '',
+    description: e.data?.description ?? '',
+    district_id: districtId,
+    tx_hash: lower(e.tx_hash ?? null),
+    last_transferred_at: e.last_transferred_at ? new Date(e.last_transferred_at).toISOString() : null,
+    parcels: parcels?.map(({ x, y }) => ({ x, y })),
+  })
+}
+
+/** A parcel row, checked against the ids it names and against the groups that list their parcels. */
+function planParcel(
+  planning: Planning,
+  row: RawRow,
+  p: ParcelImport,
+  listingParcels: { estates: Set<string>; districts: Set<string> },
+): void {
+  const key = cellKey(p.x, p.y)
+  if (p.id !== undefined && p.id !== key) {
+    planning.report(row, `id "${p.id}" does not match x,y ${key}`)
+    return
+  }
+  if (planning.duplicate(row, `parcel:${key}`, `parcel ${key}`)) return
+  const districtId = lower(p.district_id ?? null)
+  const estateId = p.estate_id ?? null
+  const listedEstate = planning.estateOfCell.get(key)
+  const listedDistrict = planning.districtOfCell.get(key)
+  const problems = [
+    districtId !== null && !planning.districtIds.has(districtId) && `unknown district_id ${districtId}`,
+    estateId !== null && !planning.estateIds.has(estateId) && `unknown estate_id ${estateId}`,
+    listedEstate &&
+      p.estate_id !== undefined &&
+      listedEstate.id !== estateId &&
+      `estate_id ${estateId} contradicts estate ${listedEstate.id} at ${listedEstate.row.file}:${listedEstate.row.line}`,
+    estateId !== null &&
+      !listedEstate &&
+      listingParcels.estates.has(estateId) &&
+      `estate_id ${estateId}: that estate's row lists its parcels and this one is not among them`,
+    districtId !== null &&
+      !listedDistrict &&
+      listingParcels.districts.has(districtId) &&
+      `district_id ${districtId}: that district's row lists its parcels and this one is not among them`,
+    listedDistrict &&
+      p.district_id !== undefined &&
+      listedDistrict.id !== districtId &&
+      `district_id ${districtId} contradicts district ${listedDistrict.id} at ${listedDistrict.row.file}:${listedDistrict.row.line}`,
+  ].filter((problem): problem is string => typeof problem === 'string')
+  for (const problem of problems) planning.report(row, problem)
+  if (problems.length > 0) return
+  planning.plan.parcels.push({
+    x: p.x,
+    y: p.y,
+    owner: lower(p.owner ?? null),
+    district_id: listedDistrict?.id ?? districtId,
+    estate_id: listedEstate?.id ?? estateId,
+    data_version: p.data?.version ?? 0,
+    name: p.data?.name ?? '',
+    description: p.data?.description ?? '',
+    ipns: p.data?.ipns ?? '',
+    auction_price: p.auction_price ?? null,
+    auction_owner: lower(p.auction_owner ?? null),
+    last_transferred_at: p.last_transferred_at ? new Date(p.last_transferred_at).toISOString() : null,
+  })
+}
+
+function planPublication(planning: Planning, row: RawRow, p: PublicationImport): void {
+  const txHash = p.tx_hash.toLowerCase()
+  if (planning.duplicate(row, `publication:${txHash}`, `publication ${txHash}`)) return
+  if (p.type === 'parcel') {
+    try {
+      parseCoordinate(p.asset_id, 'asset_id')
+    } catch (error) {
+      planning.report(row, (error as Error).message)
+      return
+    }
+  } else if (!planning.estateIds.has(p.asset_id)) {
+    planning.report(row, `unknown estate ${p.asset_id} (asset_id)`)
+    return
+  }
+  const assetId = p.type === 'parcel' ? cellKey(...parseXY(p.asset_id)) : p.asset_id
+  planning.plan.publications.push({
+    tx_hash: txHash,
+    tx_status: p.tx_status ?? 'confirmed',
+    owner: p.owner.toLowerCase(),
+    price: p.price,
+    status: p.status,
+    buyer: lower(p.buyer ?? null),
+    contract_id: p.contract_id,
+    block_number: p.block_number,
+    expires_at: p.expires_at,
+    block_time_created_at: p.block_time_created_at,
+    block_time_updated_at: p.block_time_updated_at ?? null,
+    type: p.type,
+    asset_id: assetId,
+    marketplace_id: p.marketplace_id,
+  })
+}
+
+function planContribution(planning: Planning, row: RawRow, c: ContributionImport): void {
+  const districtId = c.district_id.toLowerCase()
+  if (!planning.districtIds.has(districtId)) {
+    planning.report(row, `unknown district_id ${districtId}`)
+    return
+  }
+  planning.plan.contributions.push({
+    address: c.address.toLowerCase(),
+    district_id: districtId,
+    land_count: Number(c.land_count),
+  })
 }
 
 /** One schema error in words: the field, the value given, and what was expected (unions unfolded). */

@@ -1,5 +1,5 @@
 /**
- * The seam between the grid index (land-core) and the PNG renderer (land-png).
+ * The seam between the grid index (grid/) and the PNG renderer (render/): what a map image is drawn from.
  * Cells are stored row-major from the south-west corner: index = (y + 150) * 301 + (x + 150).
  */
 

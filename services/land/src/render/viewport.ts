@@ -1,4 +1,4 @@
-import { InternalServerError } from '@genesis/common'
+import { tooManyParcels } from '../errors.js'
 
 export const MAX_PARCELS = 15_000
 
@@ -61,9 +61,6 @@ export function computeViewport({ width, height, size, center }: ViewportInput):
 /** The spec's answer (SPEC §7.3) when an image would draw too many parcels: a 500, worded exactly so. */
 export function assertParcelLimit(viewport: Viewport, max = MAX_PARCELS): void {
   if (viewport.parcels > max) {
-    throw new InternalServerError(
-      `Too many parcels. You are trying to render ${viewport.parcels} parcels and the maximum allowed is ${max}.`,
-      { code: 'too_many_parcels', data: { parcels: viewport.parcels, max } },
-    )
+    throw tooManyParcels(viewport.parcels, max)
   }
 }

@@ -1,4 +1,4 @@
-import type { RoutePlugin } from '@genesis/common'
+import { errorResponses, type RoutePlugin } from '@genesis/common'
 import type { Context } from '../context.js'
 import { contributionsOf } from '../db/contributions.js'
 import { estatesOwnedBy, parcelsOwnedBy } from '../db/listings.js'
@@ -17,7 +17,7 @@ export const addressRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
         summary: 'LAND the address contributed to districts',
         tags: ['addresses', 'districts'],
         params: AddressParams,
-        response: { 200: ContributionsEnvelope },
+        response: { 200: ContributionsEnvelope, ...errorResponses(400, 503) },
       },
     },
     async (request, reply) =>
@@ -33,7 +33,7 @@ export const addressRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
         tags: ['addresses', 'parcels'],
         params: AddressParams,
         querystring: PagingQuery,
-        response: { 200: ParcelListEnvelope },
+        response: { 200: ParcelListEnvelope, ...errorResponses(400, 503) },
       },
     },
     async (request, reply) => {
@@ -53,7 +53,7 @@ export const addressRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
         tags: ['addresses', 'estates'],
         params: AddressParams,
         querystring: PagingQuery,
-        response: { 200: EstateListEnvelope },
+        response: { 200: EstateListEnvelope, ...errorResponses(400, 503) },
       },
     },
     async (request, reply) => {

@@ -1,4 +1,4 @@
-import type { RoutePlugin } from '@genesis/common'
+import { errorResponses, type RoutePlugin } from '@genesis/common'
 import type { Context } from '../context.js'
 import { DistrictsEnvelope } from '../schemas/resources.js'
 import { SELF_ENCODED, sendCached } from './send.js'
@@ -12,7 +12,7 @@ export const districtRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
       schema: {
         summary: 'Every district, with its parcel count and centre',
         tags: ['districts'],
-        response: { 200: DistrictsEnvelope },
+        response: { 200: DistrictsEnvelope, ...errorResponses(503) },
       },
     },
     (request, reply) => {

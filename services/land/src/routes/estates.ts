@@ -1,4 +1,4 @@
-import type { RoutePlugin } from '@genesis/common'
+import { errorResponses, type RoutePlugin } from '@genesis/common'
 import type { Context } from '../context.js'
 import { DEFAULT_SORT_ORDER, listAssetIds } from '../db/listings.js'
 import { estatesFromDatabase } from '../grid/hydrate.js'
@@ -16,7 +16,7 @@ export const estateRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
         summary: 'Estates with a publication in a status, sorted and paginated',
         tags: ['estates'],
         querystring: ListQuery,
-        response: { 200: EstateListEnvelope },
+        response: { 200: EstateListEnvelope, ...errorResponses(400, 503) },
       },
     },
     async (request, reply) => {

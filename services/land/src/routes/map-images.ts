@@ -1,7 +1,8 @@
-import { NotFoundError, type RoutePlugin } from '@genesis/common'
+import { errorResponses, type RoutePlugin } from '@genesis/common'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Context } from '../context.js'
 import { parseCoordinate, parseCoordinateList } from '../domain/coordinates.js'
+import { estateEmpty, estateNotFound } from '../errors.js'
 import type { MapImageRequest } from '../render/draw.js'
 import { imageETag, matchesIfNoneMatch } from '../render/etag.js'
 import { imageKey, normaliseSelection } from '../render/image-renderer.js'
@@ -13,6 +14,7 @@ import {
   ParcelImageParams,
   PngResponse,
 } from '../render/schemas.js'
+
 import { assertParcelLimit, computeViewport } from '../render/viewport.js'
 
 /**
@@ -79,7 +81,7 @@ export const mapImageRoutes: RoutePlugin<Pick<Context, 'map' | 'images'>> = asyn
         tags,
         summary: 'A PNG of the map around a centre, with optional selected parcels',
         querystring: MapImageQuery,
-        response: { 200: PngResponse },
+        response: { 200: PngResponse, ...errorResponses(400, 500, 503) },
       },
     },
     async (request, reply) => {
@@ -100,7 +102,7 @@ export const mapImageRoutes: RoutePlugin<Pick<Context, 'map' | 'images'>> = asyn
         summary: 'A PNG of the map centred on a parcel, the parcel drawn as selected',
         params: ParcelImageParams,
         querystring: ImageQuery,
-        response: { 200: PngResponse },
+        response: { 200: PngResponse, ...errorResponses(400, 500, 503) },
       },
     },
     async (request, reply) => {
@@ -121,19 +123,14 @@ export const mapImageRoutes: RoutePlugin<Pick<Context, 'map' | 'images'>> = asyn
         summary: 'A PNG of the map centred on an estate, its parcels drawn as selected',
         params: EstateImageParams,
         querystring: ImageQuery,
-        response: { 200: PngResponse },
+        response: { 200: PngResponse, ...errorResponses(400, 404, 500, 503) },
       },
     },
     async (request, reply) => {
       const { id } = request.params
       const parcels = grid.estateParcels(id)
-      if (parcels === undefined) throw new NotFoundError(`Estate "${id}" not found`, { data: { id } })
-      if (parcels.length === 0) {
-        throw new NotFoundError(`Estate "${id}" has no parcels to draw`, {
-          code: 'estate_empty',
-          data: { id },
-        })
-      }
+      if (parcels === undefined) throw estateNotFound(id)
+      if (parcels.length === 0) throw estateEmpty(id)
       const center = { x: median(parcels.map((p) => p.x)), y: median(parcels.map((p) => p.y)) }
       return answer(
         request,

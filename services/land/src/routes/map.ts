@@ -1,4 +1,4 @@
-import type { RoutePlugin } from '@genesis/common'
+import { errorResponses, type RoutePlugin } from '@genesis/common'
 import type { Context } from '../context.js'
 import { parseCoordinate } from '../domain/coordinates.js'
 import { MapQuery } from '../schemas/queries.js'
@@ -15,7 +15,7 @@ export const mapRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
         summary: 'Parcels and estates in the rectangle between two corners (inclusive, any corner order)',
         tags: ['map'],
         querystring: MapQuery,
-        response: { 200: MapEnvelope },
+        response: { 200: MapEnvelope, ...errorResponses(400, 503) },
       },
     },
     (request, reply) => {

@@ -1,4 +1,4 @@
-import type { RoutePlugin } from '@genesis/common'
+import { errorResponses, type RoutePlugin } from '@genesis/common'
 import type { Context } from '../context.js'
 import { DEFAULT_SORT_ORDER, listAssetIds } from '../db/listings.js'
 import { publicationsOfParcel } from '../db/publications.js'
@@ -17,7 +17,7 @@ export const parcelRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
         summary: 'Parcels with a publication in a status, sorted and paginated',
         tags: ['parcels'],
         querystring: ListQuery,
-        response: { 200: ParcelListEnvelope },
+        response: { 200: ParcelListEnvelope, ...errorResponses(400, 503) },
       },
     },
     async (request, reply) => {
@@ -47,7 +47,7 @@ export const parcelRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
         summary: 'The parcel at x,y',
         tags: ['parcels'],
         params: ParcelParams,
-        response: { 200: ParcelEnvelope },
+        response: { 200: ParcelEnvelope, ...errorResponses(400, 503) },
       },
     },
     (request, reply) => {
@@ -64,7 +64,7 @@ export const parcelRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
         tags: ['parcels', 'publications'],
         params: ParcelParams,
         querystring: ParcelPublicationsQuery,
-        response: { 200: PublicationsEnvelope },
+        response: { 200: PublicationsEnvelope, ...errorResponses(400, 503) },
       },
     },
     async (request, reply) => {

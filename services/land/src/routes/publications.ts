@@ -1,6 +1,7 @@
-import { NotFoundError, type RoutePlugin } from '@genesis/common'
+import { errorResponses, type RoutePlugin } from '@genesis/common'
 import type { Context } from '../context.js'
 import { publicationByTxHash } from '../db/publications.js'
+import { publicationNotFound } from '../errors.js'
 import { TxHashParams } from '../schemas/queries.js'
 import { PublicationEnvelope } from '../schemas/resources.js'
 import { NO_BODY, sendData } from './send.js'
@@ -15,13 +16,12 @@ export const publicationRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
         summary: 'The publication with this transaction hash',
         tags: ['publications'],
         params: TxHashParams,
-        response: { 200: PublicationEnvelope },
+        response: { 200: PublicationEnvelope, ...errorResponses(400, 404, 503) },
       },
     },
     async (request, reply) => {
       const publication = await publicationByTxHash(sql, request.params.txHash)
-      if (!publication)
-        throw new NotFoundError(`No publication with transaction hash ${request.params.txHash}`)
+      if (!publication) throw publicationNotFound(request.params.txHash)
       return sendData(reply, publication)
     },
   )

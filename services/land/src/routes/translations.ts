@@ -1,5 +1,6 @@
-import { NotFoundError, type RoutePlugin } from '@genesis/common'
+import { errorResponses, type RoutePlugin } from '@genesis/common'
 import type { Context } from '../context.js'
+import { localeNotFound } from '../errors.js'
 import { CachedBody } from '../grid/map-body.js'
 import { envelopeJson } from '../grid/serialize.js'
 import { LocaleParams } from '../schemas/queries.js'
@@ -23,16 +24,13 @@ export const translationRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
         summary: 'UI translations for a locale (a flat key → text map)',
         tags: ['translations'],
         params: LocaleParams,
-        response: { 200: TranslationsEnvelope },
+        response: { 200: TranslationsEnvelope, ...errorResponses(400, 404) },
       },
     },
     (request, reply) => {
       const locale = resolveLocale(request.params.locale)
       if (!locale) {
-        throw new NotFoundError(
-          `No translations for locale "${request.params.locale}": available are ${Object.keys(LOCALES).join(', ')}`,
-          { data: { locale: request.params.locale } },
-        )
+        throw localeNotFound(request.params.locale, Object.keys(LOCALES))
       }
       sendCached(request, reply, serialised[locale])
     },

@@ -113,18 +113,51 @@ function neighbours(cell: number): number[] {
 /**
  * The Genesis City demo set: the real districts and contributions, and synthetic but deterministic
  * owners, estates, names, auction results and publications. Pure: the same input gives the same set.
+ * The steps run in this order (each draws from its own seeded generator, owners from one shared picker).
  */
 export function generateGenesisCity(source: {
   districts: SourceDistrict[]
   contributions: SourceContributions
 }): SeedSet {
+  const districtOf = districtOfCells(source.districts)
+  const value = parcelValues(districtOf)
+  const owners = ownerPicker(source.districts)
+  const parcels = ownParcels(districtOf, owners, value)
+  const txHash = uniqueTxHashes()
+  const { estates, estateCells, inEstate } = growEstates(parcels, districtOf, txHash)
+  const publications = listForSale({
+    parcels,
+    districtOf,
+    estates,
+    estateCells,
+    inEstate,
+    owners,
+    value,
+    txHash,
+  })
+  return {
+    districts: districtRecords(source.districts),
+    estates,
+    parcels,
+    publications,
+    contributions: contributionRows(source.contributions),
+  }
+}
+
+/** The district each cell belongs to, or null for land outside every district. */
+function districtOfCells(districts: SourceDistrict[]): Array<string | null> {
   const districtOf: Array<string | null> = new Array(CELLS).fill(null)
-  for (const district of source.districts) {
+  for (const district of districts) {
     for (const id of district.parcels) {
       const [x, y] = id.split(',').map(Number)
       districtOf[cellIndex(x as number, y as number)] = district.id
     }
   }
+  return districtOf
+}
+
+/** What a parcel is worth in MANA: more near plazas and roads, and near the centre. */
+function parcelValues(districtOf: Array<string | null>): (cell: number) => number {
   const roadCells: number[] = []
   const plazaCells: number[] = []
   for (let cell = 0; cell < CELLS; cell++) {
@@ -133,8 +166,7 @@ export function generateGenesisCity(source: {
   }
   const roadSteps = bfsDistances(roadCells, GRID_SIZE * 2).steps
   const plazaSteps = bfsDistances(plazaCells, GRID_SIZE * 2).steps
-  /** What a parcel is worth in MANA: more near plazas and roads, and near the centre. */
-  const value = (cell: number) => {
+  return (cell: number) => {
     const fromCentre = Math.hypot(xOf(cell), yOf(cell))
     return (
       1500 +
@@ -143,22 +175,42 @@ export function generateGenesisCity(source: {
       5000 * Math.exp(-fromCentre / 45)
     )
   }
+}
 
+interface Owners {
+  /** A private owner, a few of them owning much (Zipf). */
+  pick: () => string
+  /** The Foundation: roads and plazas. */
+  foundation: string
+  /** Each district's owner. */
+  ofDistrict: Map<string, string>
+}
+
+function ownerPicker(districts: SourceDistrict[]): Owners {
   const ownerRng = new Random('genesis-city/owners')
   const pool = Array.from({ length: OWNER_POOL }, () => ownerRng.address())
-  const pickOwner = zipfPicker(ownerRng, pool, 0.85)
+  const pick = zipfPicker(ownerRng, pool, 0.85)
   const foundation = new Random('genesis-city/foundation').address()
-  const districtOwner = new Map(
-    source.districts.map((d) => [
+  const ofDistrict = new Map(
+    districts.map((d) => [
       d.id,
       d.id === ROAD_DISTRICT_ID || d.id === PLAZA_DISTRICT_ID
         ? foundation
         : new Random(`district/${d.id}`).address(),
     ]),
   )
+  return { pick, foundation, ofDistrict }
+}
 
-  // Owners, auction results, names: cell by cell, west to east and south to north, so that owners
-  // cluster (people buy next to what they have) and small patches stay unclaimed.
+/**
+ * Owners, auction results, names: cell by cell, west to east and south to north, so that owners cluster
+ * (people buy next to what they have) and small patches stay unclaimed.
+ */
+function ownParcels(
+  districtOf: Array<string | null>,
+  owners: Owners,
+  value: (cell: number) => number,
+): ParcelRecord[] {
   const parcels: ParcelRecord[] = new Array(CELLS)
   const parcelRng = new Random('genesis-city/parcels')
   const free = (cell: number) => districtOf[cell] === null
@@ -182,7 +234,7 @@ export function generateGenesisCity(source: {
     }
     parcels[cell] = parcel
     if (districtId !== null) {
-      parcel.owner = districtOwner.get(districtId) ?? foundation
+      parcel.owner = owners.ofDistrict.get(districtId) ?? owners.foundation
       continue
     }
     const west = x > GRID_MIN && free(cell - 1) ? (parcels[cell - 1] as ParcelRecord) : undefined
@@ -192,11 +244,11 @@ export function generateGenesisCity(source: {
     if (parcelRng.chance(unclaimedNear ? 0.3 : UNOWNED_SHARE * 0.8)) continue
     if (west?.owner && parcelRng.chance(0.45)) parcel.owner = west.owner
     else if (south?.owner && parcelRng.chance(0.3)) parcel.owner = south.owner
-    else parcel.owner = pickOwner()
+    else parcel.owner = owners.pick()
     parcel.last_transferred_at = iso(parcelRng.int(FIRST_SALE, ANCHOR - 14 * DAY))
     if (parcelRng.chance(0.25)) {
       parcel.auction_price = roundTo(value(cell) * (0.6 + parcelRng.next() * 0.8), 10)
-      parcel.auction_owner = parcelRng.chance(0.65) ? parcel.owner : pickOwner()
+      parcel.auction_owner = parcelRng.chance(0.65) ? parcel.owner : owners.pick()
     }
     if (parcelRng.chance(0.12)) {
       parcel.name = parcelName(parcelRng)
@@ -205,15 +257,13 @@ export function generateGenesisCity(source: {
       if (parcelRng.chance(0.3)) parcel.ipns = ipnsName(parcelRng)
     }
   }
+  return parcels
+}
 
-  // Estates: contiguous groups of owned, non-district parcels grown from random seeds.
-  const estateRng = new Random('genesis-city/estates')
-  const inEstate = new Int32Array(CELLS).fill(-1)
-  const eligible = (cell: number) => free(cell) && parcels[cell]?.owner !== null && inEstate[cell] === -1
-  const estates: EstateRow[] = []
-  const estateCells: number[][] = []
+/** Transaction hashes drawn from a generator, never one twice in the set. */
+function uniqueTxHashes(): (rng: Random) => string {
   const txHashes = new Set<string>()
-  const txHash = (rng: Random) => {
+  return (rng: Random) => {
     for (;;) {
       const hash = `0x${rng.hex(64)}`
       if (!txHashes.has(hash)) {
@@ -222,6 +272,20 @@ export function generateGenesisCity(source: {
       }
     }
   }
+}
+
+/** Estates: contiguous groups of owned, non-district parcels grown from random seeds. */
+function growEstates(
+  parcels: ParcelRecord[],
+  districtOf: Array<string | null>,
+  txHash: (rng: Random) => string,
+): { estates: EstateRow[]; estateCells: number[][]; inEstate: Int32Array } {
+  const estateRng = new Random('genesis-city/estates')
+  const inEstate = new Int32Array(CELLS).fill(-1)
+  const eligible = (cell: number) =>
+    districtOf[cell] === null && parcels[cell]?.owner !== null && inEstate[cell] === -1
+  const estates: EstateRow[] = []
+  const estateCells: number[][] = []
   for (let attempt = 0; estates.length < ESTATE_TARGET && attempt < 50_000; attempt++) {
     const seedCell = estateRng.int(0, CELLS - 1)
     if (!eligible(seedCell)) continue
@@ -270,12 +334,66 @@ export function generateGenesisCity(source: {
     })
     estateCells.push(members)
   }
+  return { estates, estateCells, inEstate }
+}
 
-  // Publications: a short sale history per listed asset, newest last. Owners stay consistent: the buyer
-  // of the newest sale is the current owner, the seller of each sale owned it before.
+/**
+ * Publications: a sample of the free parcels and of the estates gets a short sale history each, and the
+ * asset's last transfer follows its newest sale.
+ */
+function listForSale(city: {
+  parcels: ParcelRecord[]
+  districtOf: Array<string | null>
+  estates: EstateRow[]
+  estateCells: number[][]
+  inEstate: Int32Array
+  owners: Owners
+  value: (cell: number) => number
+  txHash: (rng: Random) => string
+}): PublicationRecord[] {
+  const { parcels, estates, estateCells, value } = city
   const pubRng = new Random('genesis-city/publications')
   const publications: PublicationRecord[] = []
-  const history = (
+  const history = saleHistory(pubRng, city.owners, city.txHash, publications)
+
+  const listable: number[] = []
+  for (let cell = 0; cell < CELLS; cell++)
+    if (city.districtOf[cell] === null && parcels[cell]?.owner && city.inEstate[cell] === -1)
+      listable.push(cell)
+  for (let i = 0; i < PARCEL_LISTINGS && i < listable.length; i++) {
+    // Partial Fisher–Yates: a uniform sample without repetition.
+    const j = pubRng.int(i, listable.length - 1)
+    ;[listable[i], listable[j]] = [listable[j] as number, listable[i] as number]
+    const cell = listable[i] as number
+    const parcel = parcels[cell] as ParcelRecord
+    const { lastSale } = history('parcel', `${parcel.x},${parcel.y}`, parcel.owner as string, value(cell))
+    if (lastSale !== null) parcel.last_transferred_at = iso(lastSale)
+  }
+  const estateOrder = estates.map((_, i) => i)
+  for (let i = 0; i < ESTATE_LISTINGS && i < estateOrder.length; i++) {
+    const j = pubRng.int(i, estateOrder.length - 1)
+    ;[estateOrder[i], estateOrder[j]] = [estateOrder[j] as number, estateOrder[i] as number]
+    const index = estateOrder[i] as number
+    const estate = estates[index] as EstateRow
+    const cells = estateCells[index] as number[]
+    const worth = cells.reduce((sum, cell) => sum + value(cell), 0) * 0.9
+    const { lastSale } = history('estate', estate.id, estate.owner, worth)
+    if (lastSale !== null) estate.last_transferred_at = iso(lastSale)
+  }
+  return publications
+}
+
+/**
+ * One asset's sale history, newest last, added to `publications`. Owners stay consistent: the buyer of
+ * the newest sale is the current owner, the seller of each sale owned it before.
+ */
+function saleHistory(
+  pubRng: Random,
+  owners: Owners,
+  txHash: (rng: Random) => string,
+  publications: PublicationRecord[],
+) {
+  return (
     type: 'parcel' | 'estate',
     assetId: string,
     currentOwner: string,
@@ -304,7 +422,7 @@ export function generateGenesisCity(source: {
       let buyer: string | null = null
       if (status === 'sold') {
         buyer = holder
-        do owner = pickOwner()
+        do owner = owners.pick()
         while (owner === holder)
         holder = owner
         lastSale ??= updated
@@ -334,32 +452,10 @@ export function generateGenesisCity(source: {
     publications.push(...made.reverse())
     return { lastSale }
   }
+}
 
-  const listable: number[] = []
-  for (let cell = 0; cell < CELLS; cell++)
-    if (free(cell) && parcels[cell]?.owner && inEstate[cell] === -1) listable.push(cell)
-  for (let i = 0; i < PARCEL_LISTINGS && i < listable.length; i++) {
-    // Partial Fisher–Yates: a uniform sample without repetition.
-    const j = pubRng.int(i, listable.length - 1)
-    ;[listable[i], listable[j]] = [listable[j] as number, listable[i] as number]
-    const cell = listable[i] as number
-    const parcel = parcels[cell] as ParcelRecord
-    const { lastSale } = history('parcel', `${parcel.x},${parcel.y}`, parcel.owner as string, value(cell))
-    if (lastSale !== null) parcel.last_transferred_at = iso(lastSale)
-  }
-  const estateOrder = estates.map((_, i) => i)
-  for (let i = 0; i < ESTATE_LISTINGS && i < estateOrder.length; i++) {
-    const j = pubRng.int(i, estateOrder.length - 1)
-    ;[estateOrder[i], estateOrder[j]] = [estateOrder[j] as number, estateOrder[i] as number]
-    const index = estateOrder[i] as number
-    const estate = estates[index] as EstateRow
-    const cells = estateCells[index] as number[]
-    const worth = cells.reduce((sum, cell) => sum + value(cell), 0) * 0.9
-    const { lastSale } = history('estate', estate.id, estate.owner, worth)
-    if (lastSale !== null) estate.last_transferred_at = iso(lastSale)
-  }
-
-  const districts: DistrictRecord[] = source.districts.map((d) => ({
+function districtRecords(districts: SourceDistrict[]): DistrictRecord[] {
+  return districts.map((d) => ({
     id: d.id,
     name: d.name,
     description: d.description,
@@ -367,14 +463,14 @@ export function generateGenesisCity(source: {
     // The Foundation's public spaces; the others are community districts.
     public: d.id === ROAD_DISTRICT_ID || d.id === PLAZA_DISTRICT_ID,
   }))
+}
 
-  const contributions: ContributionRow[] = Object.values(source.contributions).flatMap((rows) =>
+function contributionRows(contributions: SourceContributions): ContributionRow[] {
+  return Object.values(contributions).flatMap((rows) =>
     rows.map((row) => ({
       address: row.address.toLowerCase(),
       district_id: row.districtId,
       land_count: row.totalParcels,
     })),
   )
-
-  return { districts, estates, parcels, publications, contributions }
 }
