@@ -1,15 +1,17 @@
 import { buildApp as buildClaims } from '@genesis/claims/app'
+import { loadConfig as loadClaimsConfig } from '@genesis/claims/config'
 import { CLAIMS_DB_SETTINGS } from '@genesis/claims/db/settings'
 import { migrationsDir as claimsMigrations } from '@genesis/claims/paths'
-import { loadConfig as loadClaimsConfig } from '@genesis/claims/config'
 import { buildApp as buildCollections } from '@genesis/collections/app'
-import { type Config, loadConfig as loadConfig } from '@genesis/collections/config'
+import {
+  type Config as CollectionsConfig,
+  loadConfig as loadCollectionsConfig,
+} from '@genesis/collections/config'
 import { COLLECTIONS_DB_SETTINGS } from '@genesis/collections/db/settings'
 import { migrationsDir as collectionsMigrations } from '@genesis/collections/paths'
-import { type App, migrate } from '@genesis/common'
-import { createTestDatabase, type TestDatabase } from '@genesis/common/testing'
+import { startTestService, type TestService } from '@genesis/common/testing'
 import { buildApp as buildLand } from '@genesis/land/app'
-import { GridIndex } from '@genesis/land/grid/grid-index'
+import { loadConfig as loadLandConfig } from '@genesis/land/config'
 import { migrationsDir as landMigrations } from '@genesis/land/paths'
 import { seed } from '@genesis/land/seed'
 import { Wallet } from 'ethers'
@@ -21,21 +23,15 @@ export interface Running {
   urls: ServiceUrls
   /** The committee member's private key (COMMITTEE_ADDRESSES of collections). */
   committeeKey: string
-  collectionsConfig: Config
+  collectionsConfig: CollectionsConfig
   close(): Promise<void>
 }
 
-interface Part {
-  app: App
-  db: TestDatabase
-  cleanUp?: () => Promise<void>
-}
-
-const listen = async (app: App) => app.listen({ port: 0, host: '127.0.0.1' })
+const listen = async (service: TestService) => service.app.listen({ port: 0, host: '127.0.0.1' })
 
 /**
- * The three services as their servers run them (real PostgreSQL, one fresh database each, listening on an
- * ephemeral port), chosen by `which`; land is seeded with the Genesis City set.
+ * The three services as their servers build them (real PostgreSQL, one fresh database each, listening on
+ * an ephemeral port), chosen by `which`; land is seeded with the Genesis City set.
  */
 export async function startServices(
   which: { claims?: boolean; collections?: boolean; land?: boolean } = {
@@ -44,50 +40,51 @@ export async function startServices(
     land: true,
   },
 ): Promise<Running> {
-  const parts: Part[] = []
+  const started: TestService[] = []
   const urls: ServiceUrls = { claims: '', collections: '', land: '' }
   const committee = Wallet.createRandom()
-  const collectionsConfig = loadConfig({ COMMITTEE_ADDRESSES: committee.address })
+  const collectionsConfig = loadCollectionsConfig({ COMMITTEE_ADDRESSES: committee.address })
+  const start = async (options: Parameters<typeof startTestService>[0]) => {
+    const service = await startTestService(options)
+    started.push(service)
+    return listen(service)
+  }
   try {
     if (which.claims) {
-      const db = await createTestDatabase({ settings: CLAIMS_DB_SETTINGS })
-      await migrate(db.sql, claimsMigrations)
       const config = loadClaimsConfig({
         CLAIMS_SIGNER_PRIVATE_KEY: Wallet.createRandom().privateKey,
         CLAIMS_ADMIN_TOKEN: ADMIN_TOKEN,
       })
-      const app = await buildClaims({ sql: db.sql, config })
-      parts.push({ app, db })
-      urls.claims = await listen(app)
+      urls.claims = await start({
+        migrationsDir: claimsMigrations,
+        settings: CLAIMS_DB_SETTINGS,
+        build: (sql) => buildClaims({ sql, config }),
+      })
     }
     if (which.collections) {
-      const db = await createTestDatabase({ settings: COLLECTIONS_DB_SETTINGS })
-      await migrate(db.sql, collectionsMigrations)
-      const app = await buildCollections({ sql: db.sql, config: collectionsConfig })
-      parts.push({ app, db })
-      urls.collections = await listen(app)
+      urls.collections = await start({
+        migrationsDir: collectionsMigrations,
+        settings: COLLECTIONS_DB_SETTINGS,
+        build: (sql) => buildCollections({ sql, config: collectionsConfig }),
+      })
     }
     if (which.land) {
-      const db = await createTestDatabase()
-      await migrate(db.sql, landMigrations)
-      await seed(db.sql)
-      const grid = new GridIndex(db.sql, { debounceMs: 20 })
-      await grid.start()
-      const app = await buildLand({ sql: db.sql, grid })
-      parts.push({ app, db, cleanUp: () => grid.close() })
-      urls.land = await listen(app)
+      const config = loadLandConfig({ LAND_PREWARM: 'false' })
+      urls.land = await start({
+        migrationsDir: landMigrations,
+        build: async (sql) => {
+          await seed(sql)
+          return buildLand({ sql, config })
+        },
+      })
     }
   } catch (error) {
-    await closeAll(parts)
+    await closeAll(started)
     throw error
   }
-  return { urls, committeeKey: committee.privateKey, collectionsConfig, close: () => closeAll(parts) }
+  return { urls, committeeKey: committee.privateKey, collectionsConfig, close: () => closeAll(started) }
 }
 
-async function closeAll(parts: Part[]) {
-  for (const part of parts) {
-    await part.app.close()
-    await part.cleanUp?.()
-    await part.db.drop()
-  }
+async function closeAll(services: TestService[]) {
+  for (const service of services) await service.close()
 }
