@@ -27,7 +27,7 @@ export interface Deployment {
 export interface DeployOptions {
   /** The claims service's voucher signer address, trusted by the dispenser. */
   voucherSigner: string
-  /** Who may consume third-party cheques on the registry (the curation committee). */
+  /** The curation committee: consumes third-party cheques on the registry, approves collections. */
   committee: string
   /** THIRD_PARTY_REGISTRY_NAME; the collections service's default. */
   registryName?: string
@@ -49,7 +49,7 @@ export async function deployAll(deployer: Signer, options: DeployOptions): Promi
     await rewards.getAddress(),
   )
   await (await rewards.getFunction('setMinter')(await dispenser.getAddress(), true)).wait()
-  const factory = await deploy('CollectionFactory', deployer)
+  const factory = await deploy('CollectionFactory', deployer, options.committee)
   const registry = await deploy('ThirdPartyRegistry', deployer, registryName, options.committee)
   const lower = async (c: Contract) => (await c.getAddress()).toLowerCase()
   return {

@@ -13,10 +13,10 @@ import {
 } from './helpers.js'
 import { askReview, decide, openReview, thirdPartyInReview } from './review-helpers.js'
 
-/** What the scenarios need of a chain: the loopback JSON-RPC node today, an anvil node later. */
+/** What the scenarios need of a chain (a real anvil node, test/chain/approval.test.ts). */
 export interface ChainControl {
-  /** Puts a collection contract at `contract` (the CREATE2 address the service derived). */
-  deploy(contract: string): Promise<void>
+  /** Deploys the collection `id` through the factory, at `contract` (the CREATE2 address the service derived). */
+  deploy(id: string, contract: string): Promise<void>
   /** The contract's `isApproved()` from now on, as the committee's `setApproved` would make it. */
   setApproved(contract: string, approved: boolean): Promise<void>
   /** Runs `during` while the node does not answer, and brings it back afterwards. */
@@ -41,7 +41,7 @@ export function describeApprovalOnChain(harness: () => Harness, chain: ChainCont
     const itemIds = [await createItem(h.app, owner, id)]
     await acceptTos(h.app, owner, id)
     const contract = (await read(owner, id)).contract_address!
-    await chain.deploy(contract)
+    await chain.deploy(id, contract)
     const res = await call(h.app, owner, 'POST', `/v1/collections/${id}/publish`, { itemIds })
     expect(res.statusCode, res.body).toBe(204)
     return { id, contract }
