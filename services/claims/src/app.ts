@@ -1,22 +1,16 @@
-import { type App, type AppOptions, appOptionsFromConfig, createApp } from '@genesis/common'
+import { type App, type AppOptions, createApp, servicePackage } from '@genesis/common'
 import type { Config } from './config.js'
 import { type Context, createContext } from './context.js'
+import { packageRoot } from './paths.js'
 import { routes } from './routes/index.js'
 
-export const SERVICE_NAME = 'claims'
-export const SERVICE_VERSION = '1.0.0'
+/** Its name, version and description, as package.json gives them. */
+export const SERVICE = servicePackage(packageRoot)
 
 /** The claims app with every route registered under /api; no listen, no environment, no background jobs. */
 export async function buildApp({ sql, config, logger, context }: AppOptions<Config, Context>): Promise<App> {
   const ctx = await createContext(sql, config, context)
-  const app = await createApp({
-    name: SERVICE_NAME,
-    version: SERVICE_VERSION,
-    description: 'Rewards and claim transactions: EIP-712 vouchers for the RewardsDispenser contract',
-    sql,
-    logger,
-    ...appOptionsFromConfig(config),
-  })
+  const app = await createApp({ ...SERVICE, sql, logger, config })
   await app.register(routes, { prefix: '/api', ctx })
   // the address to configure on the contract, and where its key came from
   app.log.info(

@@ -1,4 +1,6 @@
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
-/** migrations/ at the package root, from src/ (tsx) and from dist/ (built) alike. */
-export const migrationsDir = fileURLToPath(new URL('../migrations', import.meta.url))
+/** The package root, whether this file runs from src/ (tsx, vitest) or dist/ (node): both sit one level below it. */
+export const packageRoot = fileURLToPath(new URL('..', import.meta.url))
+export const migrationsDir = join(packageRoot, 'migrations')

@@ -1,5 +1,5 @@
-import { createLogger, openServiceDatabase, orExit, runService } from '@genesis/common'
-import { buildApp, SERVICE_NAME } from './app.js'
+import { openService, runService } from '@genesis/common'
+import { buildApp, SERVICE } from './app.js'
 import { loadConfig } from './config.js'
 import { CLAIMS_DB_SETTINGS } from './db/settings.js'
 import { startPeriodic } from './jobs/periodic.js'
@@ -7,14 +7,11 @@ import { createProviders, createReconciler } from './jobs/reconciler.js'
 import { sweep } from './jobs/sweeper.js'
 import { migrationsDir } from './paths.js'
 
-const config = orExit(SERVICE_NAME, () => loadConfig(process.env))
-const logger = createLogger(SERVICE_NAME, config)
-const db = await openServiceDatabase({
-  service: SERVICE_NAME,
-  config,
+const { config, logger, db } = await openService({
+  service: SERVICE.name,
+  loadConfig,
   migrationsDir,
   settings: CLAIMS_DB_SETTINGS,
-  logger,
 })
 const app = await buildApp({ sql: db.sql, config, logger })
 

@@ -1,4 +1,6 @@
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
-/** migrations/ sits beside src/ and dist/, so this resolves from either. */
-export const migrationsDir = fileURLToPath(new URL('../migrations', import.meta.url))
+/** The package root, whether this file runs from src/ (tsx, vitest) or dist/ (node): both sit one level below it. */
+export const packageRoot = fileURLToPath(new URL('..', import.meta.url))
+export const migrationsDir = join(packageRoot, 'migrations')

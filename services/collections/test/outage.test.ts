@@ -1,11 +1,9 @@
 import { randomUUID } from 'node:crypto'
-import { migrate } from '@genesis/common'
 import {
-  createTestDatabase,
-  eventually,
-  type ProxiedDatabase,
-  proxiedDatabase,
-  type TestDatabase,
+  outageProblems,
+  type ProxiedTestService,
+  recovered,
+  startProxiedTestService,
 } from '@genesis/common/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../src/app.js'
@@ -15,53 +13,36 @@ import { migrationsDir } from '../src/paths.js'
 import { call, createIdentity, type Identity } from './helpers.js'
 
 // The service reaches its database through a proxy this file cuts: the shared PostgreSQL never stops.
-let db: TestDatabase
-let proxied: ProxiedDatabase
-let app: Awaited<ReturnType<typeof buildApp>>
+let t: ProxiedTestService
 let alice: Identity
 
 beforeAll(async () => {
-  db = await createTestDatabase({ settings: COLLECTIONS_DB_SETTINGS })
-  await migrate(db.sql, migrationsDir)
-  proxied = await proxiedDatabase(db, { settings: COLLECTIONS_DB_SETTINGS })
   alice = await createIdentity()
-  app = await buildApp({ sql: proxied.sql, config: loadConfig({ COMMITTEE_ADDRESSES: alice.address }) })
+  const config = loadConfig({ COMMITTEE_ADDRESSES: alice.address })
+  t = await startProxiedTestService({
+    migrationsDir,
+    settings: COLLECTIONS_DB_SETTINGS,
+    build: (sql) => buildApp({ sql, config }),
+  })
 })
+afterAll(() => t?.close())
 
-afterAll(async () => {
-  await app?.close()
-  await proxied?.close()
-  await db?.drop()
-})
-
-const requests = () => [
-  () => app.inject({ method: 'GET', url: '/v1/addresses' }),
-  () => call(app, alice, 'GET', '/v1/collections'),
-  () => {
-    const id = randomUUID()
-    return call(app, alice, 'PUT', `/v1/collections/${id}`, { id, name: `Outage ${id.slice(0, 8)}` })
-  },
-]
+const list = () => t.app.inject({ method: 'GET', url: '/v1/addresses' })
+const create = () => {
+  const id = randomUUID()
+  return call(t.app, alice, 'PUT', `/v1/collections/${id}`, { id, name: `Outage ${id.slice(0, 8)}` })
+}
 
 describe.each(['refuse', 'blackhole'] as const)('a database outage (%s)', (mode) => {
   it('answers 503 with Retry-After within seconds, readiness 503, and recovers without a restart', async (context) => {
-    if (db.embedded) return context.skip()
-    expect((await requests()[0]!()).statusCode).toBe(200)
-    await proxied.proxy.cut(mode)
-
-    for (const send of requests()) {
-      const started = Date.now()
-      const answer = await send()
-      expect(Date.now() - started).toBeLessThan(8000)
-      expect(answer.statusCode, answer.body).toBe(503)
-      expect(answer.headers['retry-after']).toBeDefined()
-      expect(answer.json()).toMatchObject({ ok: false, code: 'service_unavailable' })
-    }
-    expect((await app.inject({ method: 'GET', url: '/health/ready' })).statusCode).toBe(503)
-
-    await proxied.proxy.restore()
-    await eventually(async () => (await requests()[0]!()).statusCode === 200)
-    expect((await app.inject({ method: 'GET', url: '/health/ready' })).statusCode).toBe(200)
-    expect((await requests()[2]!()).statusCode).toBe(204)
+    if (t.db.embedded) return context.skip()
+    expect((await list()).statusCode).toBe(200)
+    await t.proxied.proxy.cut(mode)
+    expect(
+      await outageProblems(t.app, [list, () => call(t.app, alice, 'GET', '/v1/collections'), create]),
+    ).toEqual([])
+    await t.proxied.proxy.restore()
+    await recovered(t.app, list)
+    expect((await create()).statusCode).toBe(204)
   })
 })

@@ -1,6 +1,4 @@
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
-import { type App, type AppOptions, appOptionsFromConfig, createApp } from '@genesis/common'
+import { type App, type AppOptions, createApp, servicePackage } from '@genesis/common'
 import type { FastifySchema } from 'fastify'
 import type { Config } from './config.js'
 import { type Context, createContext } from './context.js'
@@ -8,12 +6,8 @@ import { packageRoot } from './paths.js'
 import { explorerRoutes } from './routes/explorer.js'
 import { routes } from './routes/index.js'
 
-export const SERVICE_NAME = 'land'
-export const { version: SERVICE_VERSION } = JSON.parse(
-  readFileSync(join(packageRoot, 'package.json'), 'utf8'),
-) as {
-  version: string
-}
+/** Its name, version and description, as package.json gives them. */
+export const SERVICE = servicePackage(packageRoot)
 
 /**
  * The land app: every route under `/` and again under `/v1` (the spec serves both), and the explorer page
@@ -22,13 +16,10 @@ export const { version: SERVICE_VERSION } = JSON.parse(
 export async function buildApp({ sql, config, logger, context }: AppOptions<Config, Context>): Promise<App> {
   const ctx = await createContext(sql, config, context)
   const app = await createApp({
-    name: SERVICE_NAME,
-    version: SERVICE_VERSION,
-    description:
-      'Genesis City land: districts, parcels, estates, map data, PNG maps, publications, translations',
+    ...SERVICE,
     sql,
     logger,
-    ...appOptionsFromConfig(config),
+    config,
     isReady: () => ctx.grid.ready,
   })
   // a grid handed in belongs to the caller

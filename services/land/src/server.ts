@@ -1,5 +1,5 @@
-import { createLogger, openServiceDatabase, orExit, runService, type Sql } from '@genesis/common'
-import { buildApp, SERVICE_NAME } from './app.js'
+import { openService, runService, type Sql } from '@genesis/common'
+import { buildApp, SERVICE } from './app.js'
 import { type Config, loadConfig } from './config.js'
 import { createGridIndex } from './context.js'
 import { migrationsDir } from './paths.js'
@@ -16,9 +16,7 @@ const shouldSeed = (config: Config, embedded: boolean) =>
 // Listen at once (readiness stays 503), then seed an empty database when configured and build the index;
 // from then on the index follows the database (LISTEN, or in-process on the embedded default where NOTIFY
 // does not cross connections, DESIGN §2).
-const config = orExit(SERVICE_NAME, () => loadConfig(process.env))
-const logger = createLogger(SERVICE_NAME, config)
-const db = await openServiceDatabase({ service: SERVICE_NAME, config, migrationsDir, logger })
+const { config, logger, db } = await openService({ service: SERVICE.name, loadConfig, migrationsDir })
 const grid = createGridIndex(db.sql, config, logger)
 const app = await buildApp({ sql: db.sql, config, logger, context: { grid } })
 

@@ -1,7 +1,6 @@
 import { join } from 'node:path'
-import type { BaseConfig } from '../config.js'
-import { databaseTimeoutsFromConfig } from '../config.js'
-import type { Logger } from '../kit/logger.js'
+import { type BaseConfig, databaseTimeoutsFromConfig, orExit } from '../config.js'
+import { createLogger, type Logger } from '../kit/logger.js'
 import { createSql, type Database, openDatabase, type SessionSettings } from './database.js'
 import { migrate } from './migrate.js'
 
@@ -48,4 +47,20 @@ export async function openServiceDatabase(options: ServiceDatabaseOptions): Prom
   }
   options.logger.info({ migrationsDir: options.migrationsDir }, `${options.service}: migrations applied`)
   return db
+}
+
+/**
+ * The start of every service process (`server.ts`, `migrate.ts`): the environment read (a bad one prints
+ * every problem and exits 1), the process logger, and the migrated database.
+ */
+export async function openService<Config extends BaseConfig>(options: {
+  service: string
+  loadConfig: (env: NodeJS.ProcessEnv) => Config
+  migrationsDir: string
+  settings?: SessionSettings
+}): Promise<{ config: Config; logger: Logger; db: Database }> {
+  const config = orExit(options.service, () => options.loadConfig(process.env))
+  const logger = createLogger(options.service, config)
+  const db = await openServiceDatabase({ ...options, config, logger })
+  return { config, logger, db }
 }

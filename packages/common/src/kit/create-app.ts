@@ -51,6 +51,8 @@ export interface CreateAppOptions {
   sql: Sql
   /** The process logger (`createLogger`); omitted (tests), the app logs nothing. */
   logger?: FastifyBaseLogger
+  /** The service's configuration: the kit takes its own settings from it (those below, when not given). */
+  config?: BaseConfig
   /** `*` or a comma-separated list of origins. */
   corsOrigins?: string
   bodyLimit?: number
@@ -89,7 +91,8 @@ export const appOptionsFromConfig = (config: BaseConfig) => ({
  * security headers, CORS, compression, rate limit, OpenAPI), health, metrics and signed fetch.
  * The service registers its routes on the returned app.
  */
-export async function createApp(options: CreateAppOptions): Promise<App> {
+export async function createApp(input: CreateAppOptions): Promise<App> {
+  const options = { ...(input.config ? appOptionsFromConfig(input.config) : {}), ...input }
   const app = Fastify({
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
     bodyLimit: options.bodyLimit ?? 1_048_576,

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { FastifyBaseLogger } from 'fastify'
@@ -26,3 +28,15 @@ export const errorResponses = (...statuses: number[]): Record<number, typeof Err
 
 /** The 204 answer's schema. */
 export const NoContent = Type.Null({ description: 'No content' })
+
+/** A service as the kit names it (logs, metrics, OpenAPI): from its package.json, `@genesis/` dropped. */
+export function servicePackage(packageRoot: string): { name: string; version: string; description: string } {
+  const { name, version, description } = JSON.parse(
+    readFileSync(join(packageRoot, 'package.json'), 'utf8'),
+  ) as {
+    name: string
+    version: string
+    description?: string
+  }
+  return { name: name.replace(/^@[^/]+\//, ''), version, description: description ?? '' }
+}

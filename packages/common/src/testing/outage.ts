@@ -1,5 +1,9 @@
+import type { LightMyRequestResponse } from 'fastify'
 import { createSql, type DatabaseTimeouts, type SessionSettings, type Sql } from '../db/database.js'
-import type { TestDatabase } from './database.js'
+import { migrate } from '../db/migrate.js'
+import type { App } from '../kit/create-app.js'
+import { createTestDatabase, type TestDatabase } from './database.js'
+import type { TestService } from './service.js'
 import { startTcpProxy, type TcpProxy } from './tcp-proxy.js'
 
 export interface ProxiedDatabase {
@@ -44,4 +48,70 @@ export async function eventually(check: () => Promise<boolean>, timeoutMs = 15_0
     if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`)
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
+}
+
+/** A started test service whose app reaches its database through a proxy the test can cut. */
+export interface ProxiedTestService extends TestService {
+  proxied: ProxiedDatabase
+}
+
+/** `startTestService` for outage tests: migrated directly, then the app is built on the proxied client. */
+export async function startProxiedTestService(options: {
+  migrationsDir: string
+  settings?: SessionSettings
+  build: (sql: Sql) => Promise<App>
+}): Promise<ProxiedTestService> {
+  const db = await createTestDatabase({ settings: options.settings })
+  let proxied: ProxiedDatabase | undefined
+  try {
+    await migrate(db.sql, options.migrationsDir)
+    proxied = await proxiedDatabase(db, { settings: options.settings })
+    const app = await options.build(proxied.sql)
+    const reached = proxied
+    return {
+      db,
+      app,
+      proxied: reached,
+      close: async () => {
+        await app.close()
+        await reached.close()
+        await db.drop()
+      },
+    }
+  } catch (error) {
+    await proxied?.close()
+    await db.drop()
+    throw error
+  }
+}
+
+type Send = () => Promise<LightMyRequestResponse>
+
+/**
+ * What an outage must look like from outside, checked on each request while the database is cut: a 503
+ * service_unavailable with Retry-After, in the envelope, within `withinMs`; readiness 503 too. Returns
+ * every departure from that (empty when all is as it should be).
+ */
+export async function outageProblems(app: App, requests: Send[], withinMs = 8000): Promise<string[]> {
+  const problems: string[] = []
+  for (const [i, send] of requests.entries()) {
+    const started = Date.now()
+    const answer = await send()
+    const took = Date.now() - started
+    const body = answer.json() as { ok?: unknown; code?: unknown }
+    if (took > withinMs) problems.push(`request ${i}: answered after ${took} ms`)
+    if (answer.statusCode !== 503) problems.push(`request ${i}: ${answer.statusCode} ${answer.body}`)
+    if (answer.headers['retry-after'] === undefined) problems.push(`request ${i}: no Retry-After`)
+    if (body.ok !== false || body.code !== 'service_unavailable')
+      problems.push(`request ${i}: ${answer.body}`)
+  }
+  const ready = await app.inject({ method: 'GET', url: '/health/ready' })
+  if (ready.statusCode !== 503) problems.push(`readiness answered ${ready.statusCode}`)
+  return problems
+}
+
+/** After the database is back: waits until `probe` answers 200 and readiness is 200, without a restart. */
+export async function recovered(app: App, probe: Send): Promise<void> {
+  await eventually(async () => (await probe()).statusCode === 200)
+  await eventually(async () => (await app.inject({ method: 'GET', url: '/health/ready' })).statusCode === 200)
 }
