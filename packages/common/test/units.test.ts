@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { describe, expect, it } from 'vitest'
 import {
-  BadRequestError,
   baseConfigSchema,
   ConfigError,
   ConflictError,

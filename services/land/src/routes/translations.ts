@@ -15,7 +15,7 @@ const serialised = Object.fromEntries(
   ]),
 ) as Record<Locale, CachedBody>
 
-export const translationRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
+export const translationRoutes: RoutePlugin<Context> = async (app) => {
   app.get(
     '/translations/:locale',
     {
