@@ -313,6 +313,61 @@ export async function runDemo(options: DemoOptions): Promise<{ steps: string[] }
       },
     )
 
+    // ── collections: the committee reviews the standard collection ────────────────────────────────────
+    const review = await step(
+      'the creator asks the committee to review the published collection',
+      () => creator.collections.requestReview(collectionId),
+      (r) => {
+        check(r.status === 'pending' && r.kind === 'collection', `expected a pending review, got ${r.status}`)
+        return `review ${r.id} pending`
+      },
+    )
+    await step(
+      "sets the review's forum thread",
+      async () => {
+        await creator.collections.setForum(collectionId, {
+          forum_link: 'https://forum.example/t/demo',
+          forum_id: 1,
+        })
+        return creator.collections.getCollection(collectionId)
+      },
+      (c) => {
+        check(c.forum_link === 'https://forum.example/t/demo', 'expected the forum link')
+        return `${c.forum_link} (#${c.forum_id})`
+      },
+    )
+    await step(
+      'the committee finds it among the pending reviews',
+      () => committee.collections.pendingReviews({ q: name }),
+      (page) => {
+        check(
+          page.items.some((r) => r.id === review.id),
+          'expected the review in the queue',
+        )
+        return `${page.total} pending for "${name}"`
+      },
+    )
+    await step(
+      'the committee approves it',
+      () => committee.collections.decideReview(review.id, 'approve', 'Looks good'),
+      (r) => {
+        check(r.status === 'approved' && r.reviewed_at !== null, `expected approved, got ${r.status}`)
+        return `approved at ${r.reviewed_at} ("${r.comment}")`
+      },
+    )
+    await step(
+      'the creator and anybody else read it approved',
+      async () => ({
+        own: await creator.collections.getCollection(collectionId),
+        other: await manager.collections.getCollection(collectionId),
+      }),
+      ({ own, other }) => {
+        check(own.is_approved && own.reviewed_at !== null, 'expected the owner to read it approved')
+        check(other.is_approved, 'expected the public view approved')
+        return `is_approved true, reviewed_at ${own.reviewed_at}`
+      },
+    )
+
     // ── land ──────────────────────────────────────────────────────────────────────────────────────────
     section(`Land (${options.urls.land})`)
     const districts = await step(

@@ -5,8 +5,11 @@ import type {
   Collection,
   CollectionListQuery,
   CollectionWrite,
+  Curation,
+  ForumBody,
   Item,
   ItemWrite,
+  PendingCurationsQuery,
   PublishBody,
   TosBody,
 } from '@genesis/collections/schemas'
@@ -14,7 +17,18 @@ import type { Static } from '@sinclair/typebox'
 import { ServiceHttp, type ServiceOptions } from './http.js'
 import { type Page, pageOf, pages } from './paging.js'
 
-export type { ApprovalData, Collection, CollectionWrite, Item, ItemWrite, PublishBody, TosBody }
+export type {
+  ApprovalData,
+  Collection,
+  CollectionWrite,
+  Curation,
+  ForumBody,
+  Item,
+  ItemWrite,
+  PublishBody,
+  TosBody,
+}
+export type PendingReviewsRequest = Partial<PendingCurationsQuery>
 export type CollectionListRequest = Partial<CollectionListQuery>
 export type AddressCollectionsRequest = Partial<Static<typeof AddressCollectionsQuery>>
 export type ContractAddressesRequest = Partial<Static<typeof AddressesQuery>>
@@ -92,6 +106,50 @@ export class CollectionsClient {
   async approvalData(collectionId: string): Promise<ApprovalData> {
     const path = `/v1/collections/${id(collectionId)}/approvalData`
     return (await this.http.request<ApprovalData>({ method: 'GET', path, auth: 'signed' })).data
+  }
+
+  /** The owner or a manager asks the committee to review the published collection (or items in review). */
+  async requestReview(collectionId: string): Promise<Curation> {
+    const path = `/v1/collections/${id(collectionId)}/curations`
+    return (await this.http.request<Curation>({ method: 'POST', path, auth: 'signed' })).data
+  }
+
+  /** The collection's reviews, newest first (owner, managers, minters, committee). */
+  async reviewsOf(collectionId: string): Promise<Curation[]> {
+    const path = `/v1/collections/${id(collectionId)}/curations`
+    return (await this.http.request<Curation[]>({ method: 'GET', path, auth: 'signed' })).data
+  }
+
+  /** Committee only: the reviews waiting for a decision, oldest first, searchable by collection name. */
+  async pendingReviews(request: PendingReviewsRequest = {}): Promise<Page<Curation>> {
+    const answer = await this.http.request<Curation[]>({
+      method: 'GET',
+      path: '/v1/curations',
+      query: { ...request },
+      auth: 'signed',
+    })
+    return pageOf(answer.data, answer.pagination)
+  }
+
+  pendingReviewPages(request: PendingReviewsRequest = {}): AsyncGenerator<Page<Curation>> {
+    return pages((r) => this.pendingReviews({ ...request, ...r }), request)
+  }
+
+  /** Committee only: approves or rejects a pending review, with an optional comment. */
+  async decideReview(
+    curationId: string,
+    decision: 'approve' | 'reject',
+    comment?: string,
+  ): Promise<Curation> {
+    const path = `/v1/curations/${id(curationId)}/${decision}`
+    const body = comment === undefined ? {} : { comment }
+    return (await this.http.request<Curation>({ method: 'POST', path, body, auth: 'signed' })).data
+  }
+
+  /** The review's discussion thread: set once by the owner or a manager; the committee may change it. */
+  async setForum(collectionId: string, forum: ForumBody): Promise<void> {
+    const path = `/v1/collections/${id(collectionId)}/forum`
+    await this.http.request({ method: 'PUT', path, body: forum, auth: 'signed' })
   }
 
   async listItems(collectionId: string): Promise<Item[]> {
