@@ -13,13 +13,10 @@ import { cpus, loadavg, totalmem } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
 import Fastify from 'fastify'
+import { cellIndex, GRID_MAX, GRID_MIN, GRID_SIZE } from '../src/domain/geometry.js'
 import { renderMapPng } from '../src/render/draw.js'
 import { IMAGE_DEFAULTS } from '../src/render/schemas.js'
 import {
-  cellIndex,
-  GRID_MAX,
-  GRID_MIN,
-  GRID_SIZE,
   type MapSnapshot,
   type MapSource,
   TILE_DISTRICT,

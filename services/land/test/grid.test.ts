@@ -1,19 +1,14 @@
 import { brotliDecompressSync, gunzipSync } from 'node:zlib'
 import { describe, expect, it } from 'vitest'
+import type { ParcelRecord, PublicationRecord } from '../src/db/rows.js'
 import { PLAZA_DISTRICT_ID, ROAD_DISTRICT_ID } from '../src/domain/constants.js'
+import { cellIndex } from '../src/domain/geometry.js'
 import { buildGridData, type GridInput } from '../src/grid/data.js'
 import { ByteLru, negotiateEncoding } from '../src/grid/map-body.js'
-import { blankParcel, type ParcelRecord, type PublicationRecord } from '../src/grid/records.js'
+import { blankParcel } from '../src/grid/records.js'
 import { GridView, WHOLE_GRID } from '../src/grid/view.js'
 import { elementLines } from '../src/importer/json-lines.js'
-import {
-  cellIndex,
-  TILE_DISTRICT,
-  TILE_OWNED,
-  TILE_PLAZA,
-  TILE_ROAD,
-  TILE_UNOWNED,
-} from '../src/render/types.js'
+import { TILE_DISTRICT, TILE_OWNED, TILE_PLAZA, TILE_ROAD, TILE_UNOWNED } from '../src/render/types.js'
 
 const DISTRICT = '0b0b0b0b-0000-4000-8000-000000000001'
 const OWNER = '0x1111111111111111111111111111111111111111'

@@ -1,10 +1,9 @@
 import { type App, createApp } from '@genesis/common'
 import { createTestDatabase, type TestDatabase } from '@genesis/common/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { cellIndex, GRID_SIZE } from '../src/domain/geometry.js'
 import { DEFAULT_IMAGE_CACHE_BYTES, MapImageRenderer } from '../src/render/image-renderer.js'
 import {
-  cellIndex,
-  GRID_SIZE,
   type MapSnapshot,
   type MapSource,
   TILE_DISTRICT,

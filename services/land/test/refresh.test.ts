@@ -2,8 +2,9 @@ import { requireRealPostgres } from '@genesis/common/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../src/app.js'
 import { loadConfig } from '../src/config.js'
+import { cellIndex } from '../src/domain/geometry.js'
 import { GridIndex } from '../src/grid/grid-index.js'
-import { cellIndex, TILE_OWNED, TILE_UNOWNED } from '../src/render/types.js'
+import { TILE_OWNED, TILE_UNOWNED } from '../src/render/types.js'
 import { eventually, type Land, startLand } from './support.js'
 
 let land: Land

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest'
+import { GRID_SIZE } from '../src/domain/geometry.js'
 import { imageETag, matchesIfNoneMatch } from '../src/render/etag.js'
 import { ImageCache } from '../src/render/image-cache.js'
 import { imageKey, MapImageRenderer, normaliseSelection } from '../src/render/image-renderer.js'
-import { GRID_SIZE, type MapSnapshot } from '../src/render/types.js'
+import type { MapSnapshot } from '../src/render/types.js'
 
 const bytes = (n: number, fill = 1) => Buffer.alloc(n, fill)
 

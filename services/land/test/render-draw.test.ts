@@ -1,9 +1,8 @@
 import { createCanvas, loadImage } from '@napi-rs/canvas'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { cellIndex, GRID_SIZE } from '../src/domain/geometry.js'
 import { COLORS, frameWidth, type MapImageRequest, renderMapPng, tileGap } from '../src/render/draw.js'
 import {
-  cellIndex,
-  GRID_SIZE,
   type MapSnapshot,
   TILE_DISTRICT,
   TILE_OWNED,

@@ -1,12 +1,18 @@
+import type { Queryable } from '@genesis/common'
+import type { AssetType } from '../domain/constants.js'
+import type { Cell } from '../domain/geometry.js'
 import {
   assetKey,
   type DistrictRecord,
   type EstateRecord,
+  isoOrNull,
   type ParcelRecord,
+  type ParcelRowRead,
   type PublicationRecord,
-} from '../grid/records.js'
-import type { Queryable } from './queryable.js'
-import { isoOrNull, type ParcelRow, parcelColumns, publicationColumns, toParcelRecord } from './rows.js'
+  parcelColumns,
+  publicationColumns,
+  toParcelRecord,
+} from './rows.js'
 
 /**
  * Loaders shared by the index build (everything) and the listings (a page of assets), so both render
@@ -14,22 +20,22 @@ import { isoOrNull, type ParcelRow, parcelColumns, publicationColumns, toParcelR
  */
 
 export async function loadAllParcels(sql: Queryable): Promise<ParcelRecord[]> {
-  const rows = await sql<ParcelRow[]>`select ${parcelColumns(sql)} from parcels`
+  const rows = await sql<ParcelRowRead[]>`select ${parcelColumns(sql)} from parcels`
   return rows.map(toParcelRecord)
 }
 
-export async function loadParcelsAt(
-  sql: Queryable,
-  cells: Array<{ x: number; y: number }>,
-): Promise<ParcelRecord[]> {
-  if (cells.length === 0) return []
-  const rows = await sql<ParcelRow[]>`
+/** The parcels with these ids (`x,y`, canonical), in no particular order. */
+export async function loadParcelsAt(sql: Queryable, ids: string[]): Promise<ParcelRecord[]> {
+  if (ids.length === 0) return []
+  const rows = await sql<ParcelRowRead[]>`
     select ${parcelColumns(sql)} from parcels
-    where (x, y) in (select * from unnest(${cells.map((c) => c.x)}::int[], ${cells.map((c) => c.y)}::int[]))`
+    where (x, y) in (
+      select split_part(id, ',', 1)::int, split_part(id, ',', 2)::int from unnest(${ids}::text[]) as id)`
   return rows.map(toParcelRecord)
 }
 
-interface EstateRow {
+/** An estate as postgres returns it, before its timestamp becomes a string and its parcels are added. */
+interface EstateRowRead {
   id: string
   owner: string | null
   name: string
@@ -39,13 +45,13 @@ interface EstateRow {
   last_transferred_at: Date | null
 }
 
-async function withParcels(sql: Queryable, rows: EstateRow[], all: boolean): Promise<EstateRecord[]> {
+async function withParcels(sql: Queryable, rows: EstateRowRead[], all: boolean): Promise<EstateRecord[]> {
   const ids = rows.map((r) => r.id)
   const members = await sql<Array<{ estate_id: string; x: number; y: number }>>`
     select estate_id, x, y from parcels
     where ${all ? sql`estate_id is not null` : sql`estate_id = any(${ids}::text[])`}
     order by estate_id, x, y`
-  const parcels = new Map<string, Array<{ x: number; y: number }>>()
+  const parcels = new Map<string, Cell[]>()
   for (const { estate_id, x, y } of members) {
     let list = parcels.get(estate_id)
     if (!list) {
@@ -65,7 +71,7 @@ const estateColumns = (sql: Queryable) =>
   sql`id, owner, name, description, district_id::text as district_id, tx_hash, last_transferred_at`
 
 export async function loadAllEstates(sql: Queryable): Promise<EstateRecord[]> {
-  const rows = await sql<EstateRow[]>`select ${estateColumns(sql)} from estates`
+  const rows = await sql<EstateRowRead[]>`select ${estateColumns(sql)} from estates`
   return withParcels(sql, rows, true)
 }
 
@@ -73,7 +79,7 @@ export async function loadAllEstates(sql: Queryable): Promise<EstateRecord[]> {
 export async function loadEstatesById(sql: Queryable, ids: string[]): Promise<EstateRecord[]> {
   if (ids.length === 0) return []
   const rows = await sql<
-    EstateRow[]
+    EstateRowRead[]
   >`select ${estateColumns(sql)} from estates where id = any(${ids}::text[])`
   const byId = new Map((await withParcels(sql, rows, false)).map((e) => [e.id, e]))
   return ids.flatMap((id) => byId.get(id) ?? [])
@@ -91,7 +97,7 @@ export async function loadDistricts(sql: Queryable): Promise<DistrictRecord[]> {
 export async function loadOpenPublications(
   sql: Queryable,
   now: number,
-  assets?: { type: 'parcel' | 'estate'; ids: string[] },
+  assets?: { type: AssetType; ids: string[] },
 ): Promise<Map<string, PublicationRecord[]>> {
   if (assets && assets.ids.length === 0) return new Map()
   const rows = await sql<PublicationRecord[]>`
@@ -110,4 +116,21 @@ export async function loadOpenPublications(
     list.push(row)
   }
   return byAsset
+}
+
+/** True while the land tables hold no district: nothing has been seeded or imported yet. */
+export async function isLandEmpty(sql: Queryable): Promise<boolean> {
+  const [row] = await sql<Array<{ empty: boolean }>>`select not exists (select 1 from districts) as empty`
+  return row?.empty ?? true
+}
+
+/** Every district id and estate id the database holds, for an import's reference checks. */
+export async function existingIds(
+  sql: Queryable,
+): Promise<{ districtIds: Set<string>; estateIds: Set<string> }> {
+  const [districts, estates] = await Promise.all([
+    sql<Array<{ id: string }>>`select id::text as id from districts`,
+    sql<Array<{ id: string }>>`select id from estates`,
+  ])
+  return { districtIds: new Set(districts.map((d) => d.id)), estateIds: new Set(estates.map((e) => e.id)) }
 }

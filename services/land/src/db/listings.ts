@@ -19,7 +19,7 @@ const SORT_COLUMNS: Record<SortField, string> = {
   expires_at: 'expires_at',
 }
 
-/** DESIGN §6: price and expires_at ascend by default, the two times descend. */
+/** Price and expiry ascend by default (cheapest, soonest first), the two times descend (newest first). */
 export const DEFAULT_SORT_ORDER: Record<SortField, 'asc' | 'desc'> = {
   price: 'asc',
   created_at: 'desc',
@@ -54,18 +54,19 @@ export async function listAssetIds(sql: Sql, q: ListingQuery): Promise<{ ids: st
   return { ids: page.map((r) => r.asset_id), total: count?.total ?? 0 }
 }
 
-/** A page of the parcels an address owns, by x then y. */
+/** A page of the parcels an address owns, by x then y, as parcel ids (`x,y`). */
 export async function parcelsOwnedBy(
   sql: Sql,
   address: string,
   page: { limit: number; offset: number },
-): Promise<{ cells: Array<{ x: number; y: number }>; total: number }> {
-  const [cells, [count]] = await Promise.all([
-    sql<Array<{ x: number; y: number }>>`
-      select x, y from parcels where owner = ${address} order by x, y limit ${page.limit} offset ${page.offset}`,
+): Promise<{ ids: string[]; total: number }> {
+  const [rows, [count]] = await Promise.all([
+    sql<Array<{ id: string }>>`
+      select x || ',' || y as id from parcels where owner = ${address}
+      order by x, y limit ${page.limit} offset ${page.offset}`,
     sql<Array<{ total: number }>>`select count(*)::int as total from parcels where owner = ${address}`,
   ])
-  return { cells: [...cells], total: count?.total ?? 0 }
+  return { ids: rows.map((r) => r.id), total: count?.total ?? 0 }
 }
 
 /** A page of the estates an address owns, by numeric id. */

@@ -1,6 +1,6 @@
 import type { Sql } from '@genesis/common'
 import type { PublicationStatus } from '../domain/constants.js'
-import type { PublicationRecord } from '../grid/records.js'
+import type { PublicationRecord } from './rows.js'
 import { publicationColumns } from './rows.js'
 
 /** A parcel's publications, newest first; `open` means open and not expired, as in the listings. */

@@ -1,10 +1,64 @@
-import type { ParcelRecord, PublicationRecord } from '../grid/records.js'
-import type { Queryable } from './queryable.js'
+import type { Queryable } from '@genesis/common'
+import type { AssetType } from '../domain/constants.js'
+import type { Cell } from '../domain/geometry.js'
+import type { Publication } from '../schemas/resources.js'
+
+/*
+ * The land tables' rows as the service reads and writes them (timestamps as ISO 8601 strings, bigints as
+ * numbers): what the index, the listings, the seed and the import share.
+ */
+
+export interface ParcelRecord {
+  x: number
+  y: number
+  owner: string | null
+  district_id: string | null
+  estate_id: string | null
+  data_version: number
+  name: string
+  description: string
+  ipns: string
+  auction_price: number | null
+  auction_owner: string | null
+  last_transferred_at: string | null
+}
+
+/** An estate's row with its parcels (the parcels whose estate_id it is), sorted by x, then y. */
+export interface EstateRecord {
+  id: string
+  owner: string | null
+  name: string
+  description: string
+  district_id: string | null
+  tx_hash: string | null
+  last_transferred_at: string | null
+  parcels: Cell[]
+}
+
+export interface DistrictRecord {
+  id: string
+  name: string
+  description: string
+  link: string
+  public: boolean
+}
+
+export type PublicationRecord = Publication
+
+export interface ContributionRecord {
+  address: string
+  district_id: string
+  land_count: number
+}
+
+/** The key of an asset's publications: `type:asset_id`. */
+export const assetKey = (type: AssetType, assetId: string) => `${type}:${assetId}`
 
 /** postgres returns timestamptz as Date; the API speaks ISO 8601. */
 export const isoOrNull = (value: Date | null): string | null => (value === null ? null : value.toISOString())
 
-export interface ParcelRow extends Omit<ParcelRecord, 'last_transferred_at'> {
+/** A parcel as postgres returns it, before its timestamp becomes a string. */
+export interface ParcelRowRead extends Omit<ParcelRecord, 'last_transferred_at'> {
   last_transferred_at: Date | null
 }
 
@@ -12,7 +66,7 @@ export const parcelColumns = (sql: Queryable) => sql`
   x, y, owner, district_id::text as district_id, estate_id, data_version, name, description, ipns,
   auction_price, auction_owner, last_transferred_at`
 
-export const toParcelRecord = (row: ParcelRow): ParcelRecord => ({
+export const toParcelRecord = (row: ParcelRowRead): ParcelRecord => ({
   ...row,
   last_transferred_at: isoOrNull(row.last_transferred_at),
 })
@@ -22,5 +76,3 @@ export const publicationColumns = (sql: Queryable) => sql`
   tx_hash, tx_status, owner, price, status, buyer, contract_id, block_number::float8 as block_number,
   expires_at::float8 as expires_at, block_time_created_at::float8 as block_time_created_at,
   block_time_updated_at::float8 as block_time_updated_at, type, asset_id, marketplace_id`
-
-export type PublicationRow = PublicationRecord

@@ -1,12 +1,10 @@
 import { HINT } from '@genesis/common'
 import { Type } from '@sinclair/typebox'
 import { invalidCoordinate } from '../errors.js'
-import { GRID_MAX, GRID_MIN } from '../render/types.js'
+import { type Cell, GRID_MAX, GRID_MIN } from './geometry.js'
 
-export interface Coordinate {
-  x: number
-  y: number
-}
+/** A parsed `x,y`: a cell of the grid. */
+export type Coordinate = Cell
 
 const COORDINATE = /^(-?\d+),(-?\d+)$/
 

@@ -1,4 +1,5 @@
 import type { Sql } from '@genesis/common'
+import type { Cell } from '../domain/geometry.js'
 import { indexNotReady } from '../errors.js'
 import type { MapSnapshot, MapSource } from '../render/types.js'
 import { loadGridData } from './load.js'
@@ -83,7 +84,7 @@ export class GridIndex implements MapSource {
   }
 
   /** The estate's parcels (empty for an estate that has none left), undefined for an unknown estate. */
-  estateParcels(id: string): Array<{ x: number; y: number }> | undefined {
+  estateParcels(id: string): Cell[] | undefined {
     return this.current().data.estates.get(id)?.parcels
   }
 

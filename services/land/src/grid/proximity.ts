@@ -1,5 +1,5 @@
 import { PROXIMITY_MAX_DISTANCE } from '../domain/constants.js'
-import { GRID_SIZE } from '../render/types.js'
+import { CELL_COUNT, GRID_SIZE } from '../domain/geometry.js'
 import type { ParcelTags } from '../schemas/resources.js'
 
 export interface ProximitySource {
@@ -11,8 +11,6 @@ export interface ProximitySource {
   districtIds: string[]
 }
 
-const CELLS = GRID_SIZE * GRID_SIZE
-
 /**
  * Multi-source BFS over the 4-neighbour grid from every parcel of one kind. Returns, per cell, the
  * number of steps to the nearest source (0 on a source, -1 when farther than maxSteps) and which
@@ -22,9 +20,9 @@ export function bfsDistances(
   cells: ArrayLike<number>,
   maxSteps: number,
 ): { steps: Int16Array; origin: Int32Array } {
-  const steps = new Int16Array(CELLS).fill(-1)
-  const origin = new Int32Array(CELLS).fill(-1)
-  const queue = new Int32Array(CELLS)
+  const steps = new Int16Array(CELL_COUNT).fill(-1)
+  const origin = new Int32Array(CELL_COUNT).fill(-1)
+  const queue = new Int32Array(CELL_COUNT)
   let head = 0
   let tail = 0
   for (let i = 0; i < cells.length; i++) {
@@ -60,12 +58,12 @@ export function bfsDistances(
  * PROXIMITY_MAX_DISTANCE, and never for its own kind (a road parcel has no `road` tag).
  */
 export function computeProximityTags(sources: ProximitySource[]): Array<ParcelTags> {
-  const tags: ParcelTags[] = new Array(CELLS)
+  const tags: ParcelTags[] = new Array(CELL_COUNT)
   const empty: ParcelTags = Object.freeze({}) as ParcelTags
   tags.fill(empty)
   for (const source of sources) {
     const { steps, origin } = bfsDistances(source.cells, PROXIMITY_MAX_DISTANCE + 1)
-    for (let cell = 0; cell < CELLS; cell++) {
+    for (let cell = 0; cell < CELL_COUNT; cell++) {
       const s = steps[cell] as number
       if (s < 1) continue
       const districtId = source.districtIds[origin[cell] as number] as string

@@ -1,5 +1,5 @@
+import type { EstateRecord, ParcelRecord, PublicationRecord } from '../db/rows.js'
 import type { Estate, Parcel, ParcelTags } from '../schemas/resources.js'
-import type { EstateRecord, ParcelRecord, PublicationRecord } from './records.js'
 
 /** The API shape of a parcel (SPEC §2.3 + estate_id), keys in a fixed order. */
 export function toParcel(

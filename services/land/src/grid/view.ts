@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto'
-import { cellIndex, GRID_MAX, GRID_MIN, type MapSnapshot } from '../render/types.js'
+import { assetKey, type PublicationRecord } from '../db/rows.js'
+import { cellIndex, cellOfParcelId, GRID_MAX, GRID_MIN } from '../domain/geometry.js'
+import type { MapSnapshot } from '../render/types.js'
 import type { GridData } from './data.js'
 import { ByteLru, CachedBody } from './map-body.js'
-import { activePublication, assetKey, type PublicationRecord } from './records.js'
+import { activePublication } from './records.js'
 import { envelopeJson, toEstate, toParcel } from './serialize.js'
 
 export interface Rect {
@@ -74,8 +76,8 @@ export class GridView implements MapSnapshot {
       this.active.set(key, publication)
       validUntil = Math.min(validUntil, publication.expires_at)
       if (publication.type === 'parcel') {
-        const [x, y] = publication.asset_id.split(',').map(Number)
-        this.onSale[cellIndex(x as number, y as number)] = 1
+        const { x, y } = cellOfParcelId(publication.asset_id)
+        this.onSale[cellIndex(x, y)] = 1
       } else {
         for (const p of data.estates.get(publication.asset_id)?.parcels ?? [])
           this.onSale[cellIndex(p.x, p.y)] = 1

@@ -1,4 +1,5 @@
 import type { Sql } from '@genesis/common'
+import { existingIds } from '../db/assets.js'
 import { type ImportProblem, listFiles, type RawRow, readFile } from './read.js'
 import { type ImportPlan, planImport } from './validate.js'
 import { writeImport } from './write.js'
@@ -31,15 +32,7 @@ export async function importPaths(sql: Sql, paths: string[]): Promise<ImportResu
       problems.push({ file: path, line: 0, message: 'no .json, .ndjson or .jsonl file here' })
     for (const file of files) rows.push(...readFile(file, problems))
   }
-  const [districts, estates] = await Promise.all([
-    sql<Array<{ id: string }>>`select id::text as id from districts`,
-    sql<Array<{ id: string }>>`select id from estates`,
-  ])
-  const plan = planImport(
-    rows,
-    { districtIds: new Set(districts.map((d) => d.id)), estateIds: new Set(estates.map((e) => e.id)) },
-    problems,
-  )
+  const plan = planImport(rows, await existingIds(sql), problems)
   const counts = {
     districts: plan.districts.length,
     estates: plan.estates.length,

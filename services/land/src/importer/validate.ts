@@ -1,7 +1,14 @@
 import type { TSchema } from '@sinclair/typebox'
 import { Value, type ValueError } from '@sinclair/typebox/value'
+import type {
+  ContributionRecord,
+  DistrictRecord,
+  EstateRecord,
+  ParcelRecord,
+  PublicationRecord,
+} from '../db/rows.js'
 import { parseCoordinate } from '../domain/coordinates.js'
-import type { DistrictRecord, ParcelRecord, PublicationRecord } from '../grid/records.js'
+import type { Cell } from '../domain/geometry.js'
 import '../schemas/formats.js'
 import {
   type ContributionImport,
@@ -14,29 +21,16 @@ import {
 } from '../schemas/import.js'
 import type { ImportProblem, RawRow } from './read.js'
 
-export interface EstateWrite {
-  id: string
-  owner: string | null
-  name: string
-  description: string
-  district_id: string | null
-  tx_hash: string | null
-  last_transferred_at: string | null
-  /** When given, exactly these parcels form the estate. */
-  parcels: Array<{ x: number; y: number }> | undefined
-}
-
-export interface DistrictWrite extends DistrictRecord {
-  parcels: Array<{ x: number; y: number }> | undefined
-}
+/** An estate or a district to write; `parcels`, when given, are exactly its members. */
+export type WithMembers<T> = Omit<T, 'parcels'> & { parcels: Cell[] | undefined }
 
 /** What the import writes, normalised (addresses lower-case) and checked across rows. */
 export interface ImportPlan {
-  districts: DistrictWrite[]
-  estates: EstateWrite[]
+  districts: Array<WithMembers<DistrictRecord>>
+  estates: Array<WithMembers<EstateRecord>>
   parcels: ParcelRecord[]
   publications: PublicationRecord[]
-  contributions: Array<{ address: string; district_id: string; land_count: number }>
+  contributions: ContributionRecord[]
 }
 
 /** Ids that already exist in the database, for reference checks. */
@@ -50,7 +44,6 @@ const lower = <T extends string | null | undefined>(value: T): T =>
 const cellKey = (x: number, y: number) => `${x},${y}`
 
 type Kind = (typeof IMPORT_KINDS)[number]
-type Cell = { x: number; y: number }
 type Claim = { id: string; row: RawRow }
 
 /** What the steps of planImport share: the plan so far, the problems, and what earlier rows defined. */

@@ -1,15 +1,6 @@
 import { createCanvas, type SKRSContext2D } from '@napi-rs/canvas'
-import {
-  cellIndex,
-  GRID_MAX,
-  GRID_MIN,
-  type MapSnapshot,
-  TILE_DISTRICT,
-  TILE_OWNED,
-  TILE_PLAZA,
-  TILE_ROAD,
-  TILE_UNOWNED,
-} from './types.js'
+import { type Cell, cellIndex, GRID_MAX, GRID_MIN } from '../domain/geometry.js'
+import { type MapSnapshot, TILE_DISTRICT, TILE_OWNED, TILE_PLAZA, TILE_ROAD, TILE_UNOWNED } from './types.js'
 import { assertParcelLimit, computeViewport, type Viewport } from './viewport.js'
 
 /** The palette of DESIGN §6 (Decentraland's atlas colours). */
@@ -73,14 +64,14 @@ export interface DrawOptions {
   /** Paint parcels on sale in the on-sale colour. */
   publications: boolean
   /** Parcels drawn as selected (must be inside the grid). */
-  selected: ReadonlyArray<{ x: number; y: number }>
+  selected: readonly Cell[]
 }
 
 export interface MapImageRequest extends DrawOptions {
   width: number
   height: number
   size: number
-  center: { x: number; y: number }
+  center: Cell
 }
 
 /** Rectangles to fill, grouped by paint so that the canvas changes fillStyle once per colour. */

@@ -1,3 +1,4 @@
+import type { Cell } from '../domain/geometry.js'
 import { type MapImageRequest, renderMapPng } from './draw.js'
 import { ImageCache } from './image-cache.js'
 import type { MapSnapshot } from './types.js'
@@ -7,14 +8,12 @@ export const DEFAULT_IMAGE_CACHE_BYTES = 32 * 1024 * 1024
 const MAX_REMEMBERED_URLS = 4096
 const MAX_REMEMBERED_URL_LENGTH = 512
 
-type Coordinate = { x: number; y: number }
-
 const fullKeyOf = (version: string, key: string) => `${version}\n${key}`
 
 /** Sorted and without repeats, so that equal selections make equal cache keys. */
-export function normaliseSelection(selected: readonly Coordinate[]): Coordinate[] {
+export function normaliseSelection(selected: readonly Cell[]): Cell[] {
   const seen = new Set<string>()
-  const out: Coordinate[] = []
+  const out: Cell[] = []
   for (const c of selected) {
     const id = `${c.x},${c.y}`
     if (seen.has(id)) continue

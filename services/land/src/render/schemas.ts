@@ -1,7 +1,7 @@
 import { HINT } from '@genesis/common'
 import { type Static, Type } from '@sinclair/typebox'
 import { CoordinateString } from '../domain/coordinates.js'
-import { GRID_MAX, GRID_MIN } from './types.js'
+import { GRID_MAX, GRID_MIN } from '../domain/geometry.js'
 
 /** Defaults of SPEC §4.3; the schemas below declare them, handlers fall back to the same values. */
 export const IMAGE_DEFAULTS = {

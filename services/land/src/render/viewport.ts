@@ -1,3 +1,4 @@
+import type { Cell } from '../domain/geometry.js'
 import { tooManyParcels } from '../errors.js'
 
 export const MAX_PARCELS = 15_000
@@ -7,7 +8,7 @@ export interface ViewportInput {
   height: number
   /** Edge in pixels of one parcel square. */
   size: number
-  center: { x: number; y: number }
+  center: Cell
 }
 
 /**

@@ -39,8 +39,8 @@ export const addressRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
     async (request, reply) => {
       const view = grid.current()
       const now = Date.now()
-      const { cells, total } = await parcelsOwnedBy(sql, request.params.address.toLowerCase(), request.query)
-      return sendData(reply, { parcels: await parcelsFromDatabase(sql, view, cells, now), total })
+      const { ids, total } = await parcelsOwnedBy(sql, request.params.address.toLowerCase(), request.query)
+      return sendData(reply, { parcels: await parcelsFromDatabase(sql, view, ids, now), total })
     },
   )
 

@@ -2,7 +2,7 @@ import { errorResponses, type RoutePlugin } from '@genesis/common'
 import type { Context } from '../context.js'
 import { DEFAULT_SORT_ORDER, listAssetIds } from '../db/listings.js'
 import { publicationsOfParcel } from '../db/publications.js'
-import { cellOfAssetId, parcelsFromDatabase } from '../grid/hydrate.js'
+import { parcelsFromDatabase } from '../grid/hydrate.js'
 import { ListQuery, ParcelParams, ParcelPublicationsQuery } from '../schemas/queries.js'
 import { ParcelEnvelope, ParcelListEnvelope, PublicationsEnvelope } from '../schemas/resources.js'
 import { NO_BODY, SELF_ENCODED, sendData, sendJson } from './send.js'
@@ -33,7 +33,7 @@ export const parcelRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
         offset,
         now,
       })
-      const parcels = await parcelsFromDatabase(sql, view, ids.map(cellOfAssetId), now)
+      const parcels = await parcelsFromDatabase(sql, view, ids, now)
       return sendData(reply, { parcels, total })
     },
   )

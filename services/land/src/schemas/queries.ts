@@ -1,7 +1,7 @@
 import { Address, HINT } from '@genesis/common'
 import { type Static, Type } from '@sinclair/typebox'
 import { CoordinateString } from '../domain/coordinates.js'
-import { GRID_MAX, GRID_MIN } from '../render/types.js'
+import { GRID_MAX, GRID_MIN } from '../domain/geometry.js'
 import { PublicationStatus, TxHash } from './resources.js'
 
 export const SORT_FIELDS = ['price', 'created_at', 'block_time_updated_at', 'expires_at'] as const

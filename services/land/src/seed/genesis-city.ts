@@ -1,5 +1,12 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import type {
+  ContributionRecord,
+  DistrictRecord,
+  EstateRecord,
+  ParcelRecord,
+  PublicationRecord,
+} from '../db/rows.js'
 import {
   ESTATE_CONTRACT,
   LAND_CONTRACT,
@@ -7,10 +14,9 @@ import {
   PLAZA_DISTRICT_ID,
   ROAD_DISTRICT_ID,
 } from '../domain/constants.js'
+import { CELL_COUNT, cellIndex, GRID_MIN, GRID_SIZE } from '../domain/geometry.js'
 import { bfsDistances } from '../grid/proximity.js'
-import type { DistrictRecord, ParcelRecord, PublicationRecord } from '../grid/records.js'
 import { dataDir } from '../paths.js'
-import { cellIndex, GRID_MIN, GRID_SIZE } from '../render/types.js'
 import { Random } from './prng.js'
 import { estateDescription, estateName, ipnsName, parcelDescription, parcelName } from './words.js'
 
@@ -27,28 +33,12 @@ export type SourceContributions = Record<
   Array<{ address: string; districtId: string; totalParcels: number }>
 >
 
-export interface EstateRow {
-  id: string
-  owner: string
-  name: string
-  description: string
-  district_id: string | null
-  tx_hash: string
-  last_transferred_at: string
-}
-
-export interface ContributionRow {
-  address: string
-  district_id: string
-  land_count: number
-}
-
 export interface SeedSet {
   districts: DistrictRecord[]
-  estates: EstateRow[]
+  estates: EstateRecord[]
   parcels: ParcelRecord[]
   publications: PublicationRecord[]
-  contributions: ContributionRow[]
+  contributions: ContributionRecord[]
 }
 
 export function readSourceData(dir = dataDir): {
@@ -61,7 +51,6 @@ export function readSourceData(dir = dataDir): {
   }
 }
 
-const CELLS = GRID_SIZE * GRID_SIZE
 const DAY = 86_400_000
 /** Every synthetic time lies before this instant, and every active listing expires long after it. */
 const ANCHOR = Date.UTC(2025, 5, 1)
@@ -106,7 +95,7 @@ function neighbours(cell: number): number[] {
   if (x > 0) out.push(cell - 1)
   if (x < GRID_SIZE - 1) out.push(cell + 1)
   if (cell >= GRID_SIZE) out.push(cell - GRID_SIZE)
-  if (cell < CELLS - GRID_SIZE) out.push(cell + GRID_SIZE)
+  if (cell < CELL_COUNT - GRID_SIZE) out.push(cell + GRID_SIZE)
   return out
 }
 
@@ -146,7 +135,7 @@ export function generateGenesisCity(source: {
 
 /** The district each cell belongs to, or null for land outside every district. */
 function districtOfCells(districts: SourceDistrict[]): Array<string | null> {
-  const districtOf: Array<string | null> = new Array(CELLS).fill(null)
+  const districtOf: Array<string | null> = new Array(CELL_COUNT).fill(null)
   for (const district of districts) {
     for (const id of district.parcels) {
       const [x, y] = id.split(',').map(Number)
@@ -160,7 +149,7 @@ function districtOfCells(districts: SourceDistrict[]): Array<string | null> {
 function parcelValues(districtOf: Array<string | null>): (cell: number) => number {
   const roadCells: number[] = []
   const plazaCells: number[] = []
-  for (let cell = 0; cell < CELLS; cell++) {
+  for (let cell = 0; cell < CELL_COUNT; cell++) {
     if (districtOf[cell] === ROAD_DISTRICT_ID) roadCells.push(cell)
     else if (districtOf[cell] === PLAZA_DISTRICT_ID) plazaCells.push(cell)
   }
@@ -211,10 +200,10 @@ function ownParcels(
   owners: Owners,
   value: (cell: number) => number,
 ): ParcelRecord[] {
-  const parcels: ParcelRecord[] = new Array(CELLS)
+  const parcels: ParcelRecord[] = new Array(CELL_COUNT)
   const parcelRng = new Random('genesis-city/parcels')
   const free = (cell: number) => districtOf[cell] === null
-  for (let cell = 0; cell < CELLS; cell++) {
+  for (let cell = 0; cell < CELL_COUNT; cell++) {
     const x = xOf(cell)
     const y = yOf(cell)
     const districtId = districtOf[cell] as string | null
@@ -279,15 +268,15 @@ function growEstates(
   parcels: ParcelRecord[],
   districtOf: Array<string | null>,
   txHash: (rng: Random) => string,
-): { estates: EstateRow[]; estateCells: number[][]; inEstate: Int32Array } {
+): { estates: EstateRecord[]; estateCells: number[][]; inEstate: Int32Array } {
   const estateRng = new Random('genesis-city/estates')
-  const inEstate = new Int32Array(CELLS).fill(-1)
+  const inEstate = new Int32Array(CELL_COUNT).fill(-1)
   const eligible = (cell: number) =>
     districtOf[cell] === null && parcels[cell]?.owner !== null && inEstate[cell] === -1
-  const estates: EstateRow[] = []
+  const estates: EstateRecord[] = []
   const estateCells: number[][] = []
   for (let attempt = 0; estates.length < ESTATE_TARGET && attempt < 50_000; attempt++) {
-    const seedCell = estateRng.int(0, CELLS - 1)
+    const seedCell = estateRng.int(0, CELL_COUNT - 1)
     if (!eligible(seedCell)) continue
     const r = estateRng.next()
     const target =
@@ -331,6 +320,7 @@ function growEstates(
       district_id: null,
       tx_hash: txHash(estateRng),
       last_transferred_at: iso(estateRng.int(Date.UTC(2019, 0, 1), ANCHOR - 14 * DAY)),
+      parcels: members.map((cell) => ({ x: xOf(cell), y: yOf(cell) })).sort((a, b) => a.x - b.x || a.y - b.y),
     })
     estateCells.push(members)
   }
@@ -344,7 +334,7 @@ function growEstates(
 function listForSale(city: {
   parcels: ParcelRecord[]
   districtOf: Array<string | null>
-  estates: EstateRow[]
+  estates: EstateRecord[]
   estateCells: number[][]
   inEstate: Int32Array
   owners: Owners
@@ -357,7 +347,7 @@ function listForSale(city: {
   const history = saleHistory(pubRng, city.owners, city.txHash, publications)
 
   const listable: number[] = []
-  for (let cell = 0; cell < CELLS; cell++)
+  for (let cell = 0; cell < CELL_COUNT; cell++)
     if (city.districtOf[cell] === null && parcels[cell]?.owner && city.inEstate[cell] === -1)
       listable.push(cell)
   for (let i = 0; i < PARCEL_LISTINGS && i < listable.length; i++) {
@@ -374,10 +364,10 @@ function listForSale(city: {
     const j = pubRng.int(i, estateOrder.length - 1)
     ;[estateOrder[i], estateOrder[j]] = [estateOrder[j] as number, estateOrder[i] as number]
     const index = estateOrder[i] as number
-    const estate = estates[index] as EstateRow
+    const estate = estates[index] as EstateRecord
     const cells = estateCells[index] as number[]
     const worth = cells.reduce((sum, cell) => sum + value(cell), 0) * 0.9
-    const { lastSale } = history('estate', estate.id, estate.owner, worth)
+    const { lastSale } = history('estate', estate.id, estate.owner as string, worth)
     if (lastSale !== null) estate.last_transferred_at = iso(lastSale)
   }
   return publications
@@ -465,7 +455,7 @@ function districtRecords(districts: SourceDistrict[]): DistrictRecord[] {
   }))
 }
 
-function contributionRows(contributions: SourceContributions): ContributionRow[] {
+function contributionRows(contributions: SourceContributions): ContributionRecord[] {
   return Object.values(contributions).flatMap((rows) =>
     rows.map((row) => ({
       address: row.address.toLowerCase(),

@@ -1,5 +1,12 @@
 import type { Sql } from '@genesis/common'
-import { insertContributions, upsertEstates, upsertParcels, upsertPublications } from '../db/bulk-write.js'
+import {
+  insertContributions,
+  insertDistricts,
+  truncateLand,
+  upsertEstates,
+  upsertParcels,
+  upsertPublications,
+} from '../db/writes.js'
 import type { SeedSet } from './genesis-city.js'
 
 export type Progress = (done: number, total: number, step: string) => void
@@ -22,14 +29,9 @@ export async function writeSeedSet(sql: Sql, set: SeedSet, progress: Progress = 
   }
   progress(0, total, 'districts')
   await sql.begin(async (tx) => {
-    await tx`truncate publications, contributions, parcels, estates, districts`
-
-    const d = set.districts
-    await tx`
-      insert into districts (id, name, description, link, public)
-      select * from unnest(${d.map((r) => r.id)}::uuid[], ${d.map((r) => r.name)}::text[],
-        ${d.map((r) => r.description)}::text[], ${d.map((r) => r.link)}::text[], ${d.map((r) => String(r.public))}::boolean[])`
-    step(d.length, 'estates')
+    await truncateLand(tx)
+    await insertDistricts(tx, set.districts)
+    step(set.districts.length, 'estates')
 
     await upsertEstates(tx, set.estates, (n) => step(n, 'estates'))
     await upsertParcels(tx, set.parcels, (n) => step(n, 'parcels'))

@@ -1,53 +1,29 @@
-import type { EstateRecord, ParcelRecord } from '../grid/records.js'
-import type { Queryable } from './queryable.js'
+import type { Queryable } from '@genesis/common'
+import type { Cell } from '../domain/geometry.js'
+import type {
+  ContributionRecord,
+  DistrictRecord,
+  EstateRecord,
+  ParcelRecord,
+  PublicationRecord,
+} from './rows.js'
 
 /*
- * Bulk upserts shared by the seed and the import: rows go in as column arrays through unnest, one round
- * trip per chunk, and an existing row (same natural key) is updated in place.
+ * The writes of the seed and the import. The bulk ones send rows as column arrays through unnest, one
+ * round trip per chunk, and update an existing row (same natural key) in place.
  */
 
 const CHUNK = 5000
 
-export function chunks<T>(rows: T[], size = CHUNK): T[][] {
+export function chunks<T>(rows: readonly T[], size = CHUNK): T[][] {
   const out: T[][] = []
   for (let i = 0; i < rows.length; i += size) out.push(rows.slice(i, i + size))
   return out
 }
 
-/** What the bulk writes need of an estate: its row, without the parcel list kept in the index. */
-export type EstateRow = Omit<EstateRecord, 'parcels' | 'last_transferred_at'> & {
-  last_transferred_at: string | Date | null
-}
-export type ParcelRow = Omit<ParcelRecord, 'last_transferred_at'> & {
-  last_transferred_at: string | Date | null
-}
-
-export interface PublicationRow {
-  tx_hash: string
-  tx_status: string
-  owner: string
-  price: number
-  status: string
-  buyer: string | null
-  contract_id: string
-  block_number: number | string
-  expires_at: number | string
-  block_time_created_at: number | string
-  block_time_updated_at: number | string | null
-  type: string
-  asset_id: string
-  marketplace_id: string
-}
-
-export interface ContributionRow {
-  address: string
-  district_id: string
-  land_count: number
-}
-
 export async function upsertEstates(
   tx: Queryable,
-  rows: EstateRow[],
+  rows: ReadonlyArray<Omit<EstateRecord, 'parcels'>>,
   onChunk: (n: number) => void = () => {},
 ) {
   for (const e of chunks(rows)) {
@@ -66,7 +42,7 @@ export async function upsertEstates(
 
 export async function upsertParcels(
   tx: Queryable,
-  rows: ParcelRow[],
+  rows: readonly ParcelRecord[],
   onChunk: (n: number) => void = () => {},
 ) {
   for (const p of chunks(rows)) {
@@ -90,7 +66,7 @@ export async function upsertParcels(
 
 export async function upsertPublications(
   tx: Queryable,
-  rows: PublicationRow[],
+  rows: readonly PublicationRecord[],
   onChunk: (n: number) => void = () => {},
 ) {
   for (const p of chunks(rows)) {
@@ -115,7 +91,7 @@ export async function upsertPublications(
 
 export async function insertContributions(
   tx: Queryable,
-  rows: ContributionRow[],
+  rows: readonly ContributionRecord[],
   onChunk: (n: number) => void = () => {},
 ) {
   for (const c of chunks(rows)) {
@@ -125,4 +101,48 @@ export async function insertContributions(
         ${c.map((r) => r.land_count)}::int[])`
     onChunk(c.length)
   }
+}
+
+/** Replaces every land table's content: the seed's first step. */
+export async function truncateLand(tx: Queryable) {
+  await tx`truncate publications, contributions, parcels, estates, districts`
+}
+
+/** Inserts districts into an empty table (the seed's), in one statement. */
+export async function insertDistricts(tx: Queryable, rows: readonly DistrictRecord[]) {
+  await tx`
+    insert into districts (id, name, description, link, public)
+    select * from unnest(${rows.map((r) => r.id)}::uuid[], ${rows.map((r) => r.name)}::text[],
+      ${rows.map((r) => r.description)}::text[], ${rows.map((r) => r.link)}::text[], ${rows.map((r) => String(r.public))}::boolean[])`
+}
+
+export async function upsertDistrict(tx: Queryable, d: DistrictRecord) {
+  await tx`
+    insert into districts (id, name, description, link, public)
+    values (${d.id}, ${d.name}, ${d.description}, ${d.link}, ${d.public})
+    on conflict (id) do update set name = excluded.name, description = excluded.description,
+      link = excluded.link, public = excluded.public, updated_at = now()`
+}
+
+/** Makes exactly these parcels the members of an estate or a district: others lose the membership. */
+export async function setMembership(
+  tx: Queryable,
+  column: 'estate_id' | 'district_id',
+  id: string,
+  parcels: readonly Cell[],
+) {
+  const xs = parcels.map((p) => p.x)
+  const ys = parcels.map((p) => p.y)
+  const col = tx(column)
+  await tx`
+    update parcels set ${col} = null, updated_at = now()
+    where ${col} = ${id} and (x, y) not in (select * from unnest(${xs}::int[], ${ys}::int[]))`
+  await tx`
+    update parcels set ${col} = ${id}, updated_at = now()
+    where (x, y) in (select * from unnest(${xs}::int[], ${ys}::int[]))`
+}
+
+/** Removes every contribution of these addresses (an import replaces an address's list as a whole). */
+export async function deleteContributionsOf(tx: Queryable, addresses: readonly string[]) {
+  await tx`delete from contributions where address = any(${addresses}::text[])`
 }

@@ -1,0 +1,22 @@
+/**
+ * The grid's geometry: parcels x, y in -150..150, cells stored row-major from the south-west corner,
+ * index = (y + 150) * 301 + (x + 150).
+ */
+
+export const GRID_MIN = -150
+export const GRID_MAX = 150
+export const GRID_SIZE = 301 // x, y in -150..150
+export const CELL_COUNT = GRID_SIZE * GRID_SIZE
+
+export interface Cell {
+  x: number
+  y: number
+}
+
+export const cellIndex = (x: number, y: number): number => (y + 150) * 301 + (x + 150)
+
+/** `"12,-3"` → { x: 12, y: -3 }, for parcel ids the database already holds in canonical form. */
+export const cellOfParcelId = (id: string): Cell => {
+  const comma = id.indexOf(',')
+  return { x: Number(id.slice(0, comma)), y: Number(id.slice(comma + 1)) }
+}
