@@ -1,5 +1,5 @@
 /**
- * PNG map figures (issue 3, "Speed"):
+ * PNG map figures, against the speed targets:
  * - uncached GET /map.png (default 500×500) against drawing + encoding the same images with
  *   @napi-rs/canvas in this process (the same tile loop, no server): target ≤ 1.5×;
  * - cached GET /map.png requests/s against a bare Fastify route answering the same PNG bytes: target ≥ 0.7×.

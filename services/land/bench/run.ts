@@ -1,6 +1,6 @@
 /**
  * `pnpm bench` (from services/land): the land service's speed figures against the seeded Genesis City
- * set, each beside a baseline measured in the same run (issue 3, "Speed"):
+ * set, each beside a baseline measured in the same run, against the speed targets:
  * - GET /parcels/0/0 and GET /districts req/s vs a bare Fastify route answering the same bytes (≥ 0.7×),
  *   with the shared kit's own ceiling (createApp + a trivial route, same bytes) to show who costs what;
  * - GET /map over the whole grid vs JSON.stringify of the same objects, and its br/gzip answers;

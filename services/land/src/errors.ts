@@ -24,7 +24,7 @@ export const estateNotFound = (id: string) => new NotFoundError(`Estate "${id}" 
 export const estateEmpty = (id: string) =>
   new NotFoundError(`Estate "${id}" has no parcels to draw`, { code: 'estate_empty', data: { id } })
 
-/** 500 too_many_parcels: the image would draw more parcels than allowed (the spec's answer, worded exactly so). */
+/** 500 too_many_parcels: the image would draw more parcels than allowed (its wording is fixed: README "Error codes"). */
 export const tooManyParcels = (parcels: number, max: number) =>
   new InternalServerError(
     `Too many parcels. You are trying to render ${parcels} parcels and the maximum allowed is ${max}.`,

@@ -18,7 +18,7 @@ export interface SeedSummary {
   contributions: number
 }
 
-/** Loads the Genesis City demo set (DESIGN §6), replacing what the land tables hold. Idempotent. */
+/** Loads the Genesis City demo set (README "The demo set"), replacing what the land tables hold. Idempotent. */
 export async function seed(sql: Sql, options: SeedOptions = {}): Promise<SeedSummary> {
   const set = generateGenesisCity(readSourceData())
   await writeSeedSet(sql, set, options.progress)

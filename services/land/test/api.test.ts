@@ -16,7 +16,7 @@ import {
   PublicationsEnvelope,
   TranslationsEnvelope,
 } from '../src/schemas/resources.js'
-import { expectSchema, type Land, startLand } from './support.js'
+import { expectSchema, type Land, startLand } from './helpers.js'
 
 let land: Land
 const get = async (url: string, headers: Record<string, string> = {}) => {

@@ -10,7 +10,7 @@ import { type BrowserContext, chromium, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { packageRoot } from '../src/paths.js'
 import { COLORS, tileGap } from '../src/render/draw.js'
-import { type Land, startLand } from './support.js'
+import { type Land, startLand } from './helpers.js'
 
 /**
  * The explorer in a real browser (Debian's Chromium driven by playwright-core) against the real service

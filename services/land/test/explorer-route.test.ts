@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { EXPLORER_ASSETS, EXPLORER_CSP, EXPLORER_PAGE, explorerDir } from '../src/routes/explorer.js'
-import { type Land, startLand } from './support.js'
+import { type Land, startLand } from './helpers.js'
 
 /** The explorer's files as the service serves them (the browser test drives the page itself). */
 

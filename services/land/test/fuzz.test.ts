@@ -1,6 +1,6 @@
 import { fuzzApp } from '@genesis/common/testing'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { type Land, startLand } from './support.js'
+import { type Land, startLand } from './helpers.js'
 
 // Every class of bad request an outside fuzz run sends, to every route (both prefixes, the images too).
 let land: Land

@@ -2,7 +2,7 @@ import { createCanvas, loadImage } from '@napi-rs/canvas'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PLAZA_DISTRICT_ID, ROAD_DISTRICT_ID } from '../src/domain/constants.js'
 import { COLORS, tileGap } from '../src/render/draw.js'
-import { type Land, startLand } from './support.js'
+import { type Land, startLand } from './helpers.js'
 
 /** The PNG routes of the real service (buildApp, grid index) over the seeded Genesis City set. */
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type Land, startLand } from './support.js'
+import { type Land, startLand } from './helpers.js'
 
 // Validation happens before any data is read, so an empty (migrated, unseeded) database is enough.
 let land: Land

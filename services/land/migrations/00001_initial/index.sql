@@ -1,4 +1,4 @@
--- Land: districts, estates, parcels, publications, contributions (DESIGN §6).
+-- Land: districts, estates, parcels, publications, contributions.
 -- Addresses are stored lower-case; times that the API exposes as milliseconds since epoch are bigint.
 
 create table districts (

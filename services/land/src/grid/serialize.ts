@@ -1,7 +1,7 @@
 import type { EstateRecord, ParcelRecord, PublicationRecord } from '../db/rows.js'
 import type { Estate, Parcel, ParcelTags } from '../schemas/resources.js'
 
-/** The API shape of a parcel (SPEC §2.3 + estate_id), keys in a fixed order. */
+/** The API shape of a parcel (README "Shapes"), keys in a fixed order. */
 export function toParcel(
   record: ParcelRecord,
   tags: ParcelTags,
@@ -29,7 +29,7 @@ export function toParcel(
   }
 }
 
-/** The API shape of an estate (DESIGN §6). */
+/** The API shape of an estate. */
 export function toEstate(record: EstateRecord, publication: PublicationRecord | null): Estate {
   return {
     id: record.id,
@@ -42,6 +42,3 @@ export function toEstate(record: EstateRecord, publication: PublicationRecord | 
     publication,
   }
 }
-
-/** `{"ok":true,"data":<json>}` around an already serialised value. */
-export const envelopeJson = (dataJson: string) => `{"ok":true,"data":${dataJson}}`

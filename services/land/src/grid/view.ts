@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto'
+import { okJson } from '@genesis/common'
 import { assetKey, type PublicationRecord } from '../db/rows.js'
 import { cellIndex, cellOfParcelId, GRID_MAX, GRID_MIN } from '../domain/geometry.js'
 import type { MapSnapshot } from '../render/types.js'
 import type { GridData } from './data.js'
 import { ByteLru, CachedBody } from './map-body.js'
 import { activePublication } from './records.js'
-import { envelopeJson, toEstate, toParcel } from './serialize.js'
+import { toEstate, toParcel } from './serialize.js'
 
 export interface Rect {
   minX: number
@@ -17,13 +18,13 @@ export interface Rect {
 const MAP_CACHE_BYTES = 96 * 1024 * 1024
 /** `{"ok":true,"data":` and `}` around each parcel's JSON. */
 const ENVELOPE_TAIL = 1
-const ENVELOPE_HEAD = Buffer.byteLength(envelopeJson('')) - ENVELOPE_TAIL
+const ENVELOPE_HEAD = Buffer.byteLength(okJson('')) - ENVELOPE_TAIL
 const COMMA = Buffer.from(',')
 
 /**
  * Every parcel's `{ ok, data }` answer back to back in one Buffer, with its offsets: the whole grid
- * serialised as two objects, off the V8 heap. As 90,601 cached strings it kept the heap at ~115 MB
- * instead of ~65 MB for the garbage collector to walk (BENCHMARKS.md).
+ * serialised as two objects, off the V8 heap: one cached string per parcel nearly doubled the heap the
+ * garbage collector walks (BENCHMARKS.md, session 2).
  */
 class ParcelAnswers {
   constructor(
@@ -108,8 +109,7 @@ export class GridView implements MapSnapshot {
   /** `{ ok, data: parcel }` as bytes, ready to send: once prewarmed, the single-parcel read does no work. */
   parcelEnvelope(x: number, y: number): Buffer {
     return (
-      this.parcelAnswers?.envelope(cellIndex(x, y)) ??
-      Buffer.from(envelopeJson(JSON.stringify(this.parcel(x, y))))
+      this.parcelAnswers?.envelope(cellIndex(x, y)) ?? Buffer.from(okJson(JSON.stringify(this.parcel(x, y))))
     )
   }
 
@@ -134,7 +134,7 @@ export class GridView implements MapSnapshot {
     const key = `${rect.minX},${rect.minY},${rect.maxX},${rect.maxY}`
     let body = this.mapCache.get(key)
     if (body) return body
-    const chunks: Buffer[] = [Buffer.from(envelopeJson('{"assets":{"parcels":[').slice(0, -1))]
+    const chunks: Buffer[] = [Buffer.from(okJson('{"assets":{"parcels":[').slice(0, -1))]
     const estates: string[] = []
     const seen = new Set<string>()
     let parcels = 0
@@ -168,7 +168,7 @@ export class GridView implements MapSnapshot {
     for (let y = GRID_MAX; y >= GRID_MIN; y--) {
       if (!stillCurrent()) return
       for (let x = GRID_MIN; x <= GRID_MAX; x++)
-        answers[cellIndex(x, y)] = envelopeJson(JSON.stringify(this.parcel(x, y)))
+        answers[cellIndex(x, y)] = okJson(JSON.stringify(this.parcel(x, y)))
       if (y % 8 === 0) await yieldToLoop()
     }
     for (let i = 0; i < answers.length; i++)
@@ -181,7 +181,7 @@ export class GridView implements MapSnapshot {
   }
 
   districts(): CachedBody {
-    this.districtsBody ??= new CachedBody(Buffer.from(envelopeJson(JSON.stringify(this.data.districts))))
+    this.districtsBody ??= new CachedBody(Buffer.from(okJson(JSON.stringify(this.data.districts))))
     return this.districtsBody
   }
 }

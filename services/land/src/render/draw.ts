@@ -3,7 +3,7 @@ import { type Cell, cellIndex, GRID_MAX, GRID_MIN } from '../domain/geometry.js'
 import { type MapSnapshot, TILE_DISTRICT, TILE_OWNED, TILE_PLAZA, TILE_ROAD, TILE_UNOWNED } from './types.js'
 import { assertParcelLimit, computeViewport, type Viewport } from './viewport.js'
 
-/** The palette of DESIGN §6 (Decentraland's atlas colours). */
+/** Decentraland's atlas colours, so that the PNGs look like the atlas's maps. */
 export const COLORS = {
   background: '#18141a',
   checkerEven: '#110e13',

@@ -3,7 +3,7 @@ import { type Static, Type } from '@sinclair/typebox'
 import { CoordinateString } from '../domain/coordinates.js'
 import { GRID_MAX, GRID_MIN } from '../domain/geometry.js'
 
-/** Defaults of SPEC §4.3; the schemas below declare them, handlers fall back to the same values. */
+/** The image defaults (README "Endpoints"); the schemas below declare them, handlers fall back to the same values. */
 export const IMAGE_DEFAULTS = {
   width: 500,
   height: 500,
@@ -12,7 +12,7 @@ export const IMAGE_DEFAULTS = {
   center: '0,0',
 } as const
 
-/** Width, height, size and publications: the query every PNG map route accepts (SPEC §4.3, §8). */
+/** Width, height, size and publications: the query every PNG map route accepts. */
 const imageQueryFields = {
   width: Type.Optional(
     Type.Integer({

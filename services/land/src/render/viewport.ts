@@ -35,7 +35,7 @@ export interface Viewport {
 const roundUpToEven = (n: number) => (n % 2 === 0 ? n : n + 1)
 
 /**
- * The parcel-count rule of DESIGN §6: cols = ceil(width/size + 1), rows = ceil(height/size + 1),
+ * The parcel count (README "Decisions"): cols = ceil(width/size + 1), rows = ceil(height/size + 1),
  * each rounded up to an even number. The centre parcel is drawn in the middle of the image (on whole
  * pixels, so edges stay crisp); cols/2 columns to its left and cols/2 - 1 to its right then always
  * cover the image, and likewise rows/2 rows above and rows/2 - 1 below.
@@ -59,7 +59,7 @@ export function computeViewport({ width, height, size, center }: ViewportInput):
   }
 }
 
-/** The spec's answer (SPEC §7.3) when an image would draw too many parcels: a 500, worded exactly so. */
+/** When an image would draw too many parcels: a 500 with a fixed wording (README "Error codes"). */
 export function assertParcelLimit(viewport: Viewport, max = MAX_PARCELS): void {
   if (viewport.parcels > max) {
     throw tooManyParcels(viewport.parcels, max)

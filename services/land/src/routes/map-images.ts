@@ -23,7 +23,7 @@ import { assertParcelLimit, computeViewport } from '../render/viewport.js'
  */
 export const MAP_IMAGE_CACHE_CONTROL = 'public, max-age=60'
 
-/** The element at floor(n/2) of the sorted values (DESIGN §6: an estate image's centre). */
+/** The element at floor(n/2) of the sorted values: an estate image centres on the median x and y. */
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b)
   return sorted[Math.floor(sorted.length / 2)]!

@@ -1,3 +1,4 @@
+import { okJson } from '@genesis/common'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { type CachedBody, negotiateEncoding } from '../grid/map-body.js'
 
@@ -36,8 +37,8 @@ export function sendCached(request: FastifyRequest, reply: FastifyReply, body: C
 }
 
 /**
- * Sends `{ ok: true, data }` with JSON.stringify. The response schemas document these shapes (and the
+ * Sends `{ ok: true, data }` with one JSON.stringify and no second pass through the response serialiser
+ * (PERFORMANCE.md: land's pre-serialised answers). The response schemas document these shapes (and the
  * tests check answers against them); the serialisers that build `data` are typed from the same schemas.
  */
-export const sendData = (reply: FastifyReply, data: unknown) =>
-  sendJson(reply, `{"ok":true,"data":${JSON.stringify(data)}}`)
+export const sendData = (reply: FastifyReply, data: unknown) => sendJson(reply, okJson(JSON.stringify(data)))

@@ -1,8 +1,7 @@
-import { errorResponses, type RoutePlugin } from '@genesis/common'
+import { errorResponses, okJson, type RoutePlugin } from '@genesis/common'
 import type { Context } from '../context.js'
 import { localeNotFound } from '../errors.js'
 import { CachedBody } from '../grid/map-body.js'
-import { envelopeJson } from '../grid/serialize.js'
 import { LocaleParams } from '../schemas/queries.js'
 import { TranslationsEnvelope } from '../schemas/resources.js'
 import { LOCALES, type Locale, resolveLocale } from '../translations/index.js'
@@ -11,7 +10,7 @@ import { SELF_ENCODED, sendCached } from './send.js'
 const serialised = Object.fromEntries(
   Object.entries(LOCALES).map(([locale, table]) => [
     locale,
-    new CachedBody(Buffer.from(envelopeJson(JSON.stringify(table)))),
+    new CachedBody(Buffer.from(okJson(JSON.stringify(table)))),
   ]),
 ) as Record<Locale, CachedBody>
 

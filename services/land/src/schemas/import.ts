@@ -1,14 +1,15 @@
 import { Address, Nullable, Uuid } from '@genesis/common'
 import { type Static, Type } from '@sinclair/typebox'
 import { CoordinateString } from '../domain/coordinates.js'
+import { GRID_MAX, GRID_MIN } from '../domain/geometry.js'
 import { AssetType, PublicationStatus, TxHash, TxStatus } from './resources.js'
 
 /**
- * Rows accepted by `pnpm run import`: the API shapes of DESIGN §6, so that what the service answers can
- * be imported again. Fields the service computes (tags, in_estate, publication, size, parcel_count,
+ * Rows accepted by `pnpm run import`: the API's own shapes, so that what the service answers can be
+ * imported again. Fields the service computes (tags, in_estate, publication, size, parcel_count,
  * center) are accepted and ignored; any other unknown field is refused.
  */
-const GridInteger = Type.Integer({ minimum: -150, maximum: 150 })
+const GridInteger = Type.Integer({ minimum: GRID_MIN, maximum: GRID_MAX })
 const DateTime = Type.String({ format: 'date-time' })
 export const EstateId = Type.String({ pattern: '^[0-9A-Za-z_-]{1,80}$' })
 const Ignored = Type.Unknown({ description: 'computed by the service; ignored on import' })

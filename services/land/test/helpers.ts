@@ -51,14 +51,17 @@ export function expectSchema(schema: TSchema, value: unknown) {
   expect(errors).toEqual([])
 }
 
-/** Polls until the condition holds (the index refreshes asynchronously after NOTIFY). */
+/**
+ * Polls until the condition holds (the index refreshes asynchronously after NOTIFY). The deadline is on
+ * performance.now(), which keeps running while a test holds Date still.
+ */
 export async function eventually(
   condition: () => boolean | Promise<boolean>,
   timeoutMs = 10_000,
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs
+  const deadline = performance.now() + timeoutMs
   while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time')
+    if (performance.now() > deadline) throw new Error('condition not met in time')
     await new Promise((resolve) => setTimeout(resolve, 20))
   }
 }
