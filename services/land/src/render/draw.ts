@@ -1,5 +1,5 @@
-import { createCanvas, type SKRSContext2D } from '@napi-rs/canvas'
 import { type Cell, cellIndex, GRID_MAX, GRID_MIN } from '../domain/geometry.js'
+import { encodeIndexedPng, type IndexedImage, paletteBytes } from './indexed-png.js'
 import { type MapSnapshot, TILE_DISTRICT, TILE_OWNED, TILE_PLAZA, TILE_ROAD, TILE_UNOWNED } from './types.js'
 import { assertParcelLimit, computeViewport, type Viewport } from './viewport.js'
 
@@ -54,6 +54,9 @@ const PAINT_COLORS: readonly string[] = [
   COLORS.checkerOdd,
 ]
 
+// Palette index of a paint is paint + 1; index 0 is the background.
+const PALETTE = paletteBytes([COLORS.background, ...PAINT_COLORS])
+
 /** Background between tiles: about a tenth of a tile, at least one pixel, whole pixels only. */
 export const tileGap = (size: number) => Math.max(1, Math.round(size / 10))
 
@@ -75,20 +78,43 @@ export interface MapImageRequest extends DrawOptions {
 }
 
 /** Rectangles to fill, grouped by paint so that the canvas changes fillStyle once per colour. */
-class RectBatches {
+export class RectBatches {
   private readonly batches: number[][] = Array.from({ length: PAINT_COUNT }, () => [])
 
   add(paint: number, x: number, y: number, w: number, h: number): void {
     this.batches[paint]!.push(x, y, w, h)
   }
 
-  flush(ctx: SKRSContext2D, order: readonly number[]): void {
+  /** Fills every rectangle, clipped to the image, one paint after another in `order`. */
+  flush(image: IndexedImage, order: readonly number[]): void {
+    const { width, height, pixels } = image
     for (const paint of order) {
       const rects = this.batches[paint]!
-      if (rects.length === 0) continue
-      ctx.fillStyle = PAINT_COLORS[paint]!
-      for (let i = 0; i < rects.length; i += 4)
-        ctx.fillRect(rects[i]!, rects[i + 1]!, rects[i + 2]!, rects[i + 3]!)
+      const index = paint + 1
+      for (let i = 0; i < rects.length; i += 4) {
+        const x0 = Math.max(0, rects[i]!)
+        const x1 = Math.min(width, rects[i]! + rects[i + 2]!)
+        if (x1 <= x0) continue
+        const y0 = Math.max(0, rects[i + 1]!)
+        const y1 = Math.min(height, rects[i + 1]! + rects[i + 3]!)
+        for (let y = y0; y < y1; y++) pixels.fill(index, y * width + x0, y * width + x1)
+      }
+    }
+  }
+
+  /** Every rectangle in paint order, with its colour: what a canvas would fill to draw the same image. */
+  *[Symbol.iterator](): Generator<{ color: string; x: number; y: number; w: number; h: number }> {
+    for (const paint of DRAW_ORDER) {
+      const rects = this.batches[paint]!
+      for (let i = 0; i < rects.length; i += 4) {
+        yield {
+          color: PAINT_COLORS[paint]!,
+          x: rects[i]!,
+          y: rects[i + 1]!,
+          w: rects[i + 2]!,
+          h: rects[i + 3]!,
+        }
+      }
     }
   }
 }
@@ -136,12 +162,7 @@ const isEven = (n: number) => (n & 1) === 0
  * paint; adjacent selected tiles also join), and at the top-right corner when all four cells there join.
  * Outside the grid the cells form a seamless checkerboard.
  */
-export function drawMap(
-  ctx: SKRSContext2D,
-  snapshot: MapSnapshot,
-  viewport: Viewport,
-  options: DrawOptions,
-): void {
+export function planMap(snapshot: MapSnapshot, viewport: Viewport, options: DrawOptions): RectBatches {
   const { width, height, size, cols, rows, minX, maxY, originX, originY } = viewport
   const { kind, group, onSale } = snapshot
   const gap = tileGap(size)
@@ -188,9 +209,6 @@ export function drawMap(
   const top = new Run(batches)
   const tileHeight = size - gap
 
-  ctx.fillStyle = COLORS.background
-  ctx.fillRect(0, 0, width, height)
-
   for (let r = 1; r < wRows; r++) {
     const py = originY + (r - 1) * size
     if (py >= height) break
@@ -221,14 +239,23 @@ export function drawMap(
   body.flush()
   top.flush()
 
-  batches.flush(ctx, DRAW_ORDER)
+  return batches
+}
+
+/** The viewport's pixels as palette indices (0, the background, where no tile is drawn). */
+export function drawMap(snapshot: MapSnapshot, viewport: Viewport, options: DrawOptions): IndexedImage {
+  const image: IndexedImage = {
+    width: viewport.width,
+    height: viewport.height,
+    pixels: new Uint8Array(viewport.width * viewport.height),
+  }
+  planMap(snapshot, viewport, options).flush(image, DRAW_ORDER)
+  return image
 }
 
 /** Draws the map for one image request and encodes it as PNG (encoding runs off the event loop). */
 export async function renderMapPng(snapshot: MapSnapshot, request: MapImageRequest): Promise<Buffer> {
   const viewport = computeViewport(request)
   assertParcelLimit(viewport)
-  const canvas = createCanvas(request.width, request.height)
-  drawMap(canvas.getContext('2d'), snapshot, viewport, request)
-  return canvas.encode('png')
+  return encodeIndexedPng(drawMap(snapshot, viewport, request), PALETTE)
 }
