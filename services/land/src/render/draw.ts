@@ -163,7 +163,7 @@ const isEven = (n: number) => (n & 1) === 0
  * Outside the grid the cells form a seamless checkerboard.
  */
 export function planMap(snapshot: MapSnapshot, viewport: Viewport, options: DrawOptions): RectBatches {
-  const { width, height, size, cols, rows, minX, maxY, originX, originY } = viewport
+  const { height, size, cols, rows, minX, maxY, originX, originY } = viewport
   const { kind, group, onSale } = snapshot
   const gap = tileGap(size)
   const frame = frameWidth(size)

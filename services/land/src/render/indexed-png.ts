@@ -31,7 +31,7 @@ function chunk(type: string, data: Uint8Array): Buffer {
 /** `#rrggbb` colours as a PLTE payload. */
 export function paletteBytes(colors: readonly string[]): Buffer {
   const out = Buffer.alloc(colors.length * 3)
-  colors.forEach((color, i) => out.write(color.slice(1), i * 3, 'hex'))
+  for (const [i, color] of colors.entries()) out.write(color.slice(1), i * 3, 'hex')
   return out
 }
 
