@@ -209,6 +209,81 @@ export async function runPngBench(options: PngBenchOptions): Promise<PngBenchRes
   }
 }
 
+export interface BaselineRow {
+  label: string
+  service: Timing
+  baseline: Timing
+  /** baseline median / service median: how many times faster this code renders. */
+  speedup: number
+  target: number | undefined
+}
+
+/** The uncached sizes compared with an older build of the service; 2048² at size 20 has a target. */
+const BASELINE_CASES = [
+  { width: 500, height: 500, size: 20, target: undefined },
+  { width: 1024, height: 1024, size: 20, target: undefined },
+  { width: 2048, height: 2048, size: 20, target: 1.8 },
+] as const
+const BASELINE_FASTER = 1
+
+/**
+ * Uncached GET /map.png at each size, one connection, against an older build of the service serving the
+ * same database: pairs of requests for a centre neither has drawn, the order alternating, so that both
+ * see the same load.
+ */
+export async function runPngAgainstBaseline(
+  serviceUrl: string,
+  baselineUrl: string,
+  samples = 20,
+): Promise<BaselineRow[]> {
+  const rows: BaselineRow[] = []
+  for (const { width, height, size, target } of BASELINE_CASES) {
+    const query = (c: { x: number; y: number }) =>
+      `/map.png?width=${width}&height=${height}&size=${size}&center=${c.x},${c.y}`
+    for (const center of freshCentres(3)) {
+      await fetchPng(`${serviceUrl}${query(center)}`)
+      await fetchPng(`${baselineUrl}${query(center)}`)
+    }
+    const serviceMs: number[] = []
+    const baselineMs: number[] = []
+    const timed = async (into: number[], url: string) => {
+      const started = performance.now()
+      await fetchPng(url)
+      into.push(performance.now() - started)
+    }
+    for (const [i, center] of freshCentres(samples).entries()) {
+      const first = i % 2 === 0
+      await timed(first ? serviceMs : baselineMs, `${first ? serviceUrl : baselineUrl}${query(center)}`)
+      await timed(first ? baselineMs : serviceMs, `${first ? baselineUrl : serviceUrl}${query(center)}`)
+    }
+    const service = timing(serviceMs)
+    const baseline = timing(baselineMs)
+    rows.push({
+      label: `${width}×${height} at size ${size}`,
+      service,
+      baseline,
+      speedup: baseline.medianMs / service.medianMs,
+      target,
+    })
+  }
+  return rows
+}
+
+export function formatPngAgainstBaseline(rows: BaselineRow[], baseline: string): string {
+  const verdict = (row: BaselineRow) => {
+    const wanted = row.target ?? BASELINE_FASTER
+    return `${row.target === undefined ? '> 1×' : `≥ ${row.target}×`} ${row.speedup > wanted || (row.target !== undefined && row.speedup >= wanted) ? 'pass' : '**FAIL**'}`
+  }
+  return [
+    `| GET /map.png uncached, one connection | This code: median (p90) | ${baseline}: median (p90) | Faster by | Target |`,
+    '|---|---|---|---|---|',
+    ...rows.map(
+      (row) =>
+        `| ${row.label} | ${ms(row.service.medianMs)} (${ms(row.service.p90Ms)}) | ${ms(row.baseline.medianMs)} (${ms(row.baseline.p90Ms)}) | ${row.speedup.toFixed(2)}× | ${verdict(row)} |`,
+    ),
+  ].join('\n')
+}
+
 const ms = (n: number) => `${n.toFixed(2)} ms`
 
 /** The figures as a Markdown table, for BENCHMARKS.md and png-results.md. */

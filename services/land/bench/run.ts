@@ -390,6 +390,34 @@ async function main() {
       out('## PNG maps (bench/png.ts, against the same running service)')
       out()
       out(png.formatPngBench(await png.runPngBench({ baseUrl: serviceUrl, grid })))
+      // LAND_BENCH_BASELINE=<another checkout, built>: its land service on the same database, for A/B.
+      const baselineRoot = process.env.LAND_BENCH_BASELINE
+      if (baselineRoot) {
+        const baselinePort = await freePort()
+        const baseline = start([...NODE_FLAGS, join(baselineRoot, 'services/land/dist/server.js')], {
+          ...env,
+          DATABASE_URL: db.url,
+          PORT: String(baselinePort),
+          HOST: '127.0.0.1',
+          LAND_AUTO_SEED: 'never',
+        })
+        children.push(baseline)
+        const baselineUrl = `http://127.0.0.1:${baselinePort}`
+        await waitFor(`${baselineUrl}/health/ready`)
+        const commit = spawnSync('git', ['-C', baselineRoot, 'rev-parse', '--short', 'HEAD'])
+          .stdout.toString()
+          .trim()
+        out()
+        out(
+          png.formatPngAgainstBaseline(
+            await png.runPngAgainstBaseline(serviceUrl, baselineUrl),
+            `commit ${commit}`,
+          ),
+        )
+      }
+      const afterPng = await memory(serviceUrl)
+      out()
+      out(`Service RSS after the PNG runs: ${mb(afterPng.rss)} (V8 heap used ${mb(afterPng.heap)}).`)
     }
     writeFileSync(join(benchDir, 'results.md'), `${lines.join('\n')}\n`)
   } finally {
