@@ -1,2 +1,3 @@
 export * from './queries.js'
 export * from './resources.js'
+export type { ImageQuery, MapImageQuery } from '../render/schemas.js'
