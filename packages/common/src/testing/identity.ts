@@ -3,8 +3,8 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import {
   type Identity as SigningIdentity,
   type SignOptions,
-  createIdentity as signingIdentity,
   signedHeaders,
+  createIdentity as signingIdentity,
 } from '../signing.js'
 
 export { type SignOptions, signedHeaders }

@@ -10,6 +10,7 @@ export interface Cheque {
 
 // The EIP-712 type and domain a client signs with are public: they live with the schemas.
 export { CONSUME_SLOTS_TYPES, type RegistryDomainConfig, registryDomain } from '../schemas/cheque.js'
+
 const chequeValue = (thirdPartyId: string, cheque: Cheque) => ({
   thirdPartyId,
   qty: cheque.qty,
