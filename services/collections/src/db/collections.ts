@@ -52,6 +52,11 @@ export async function lockCollection(tx: Queryable, id: string): Promise<Collect
   return row ?? null
 }
 
+/** Whether the collection exists, holding its row lock (when it does) until the transaction ends. */
+export async function lockCollectionIfExists(tx: Queryable, id: string): Promise<boolean> {
+  return (await tx`select 1 from collections where id = ${id} for update`).length > 0
+}
+
 export interface NewCollection {
   id: string
   name: string

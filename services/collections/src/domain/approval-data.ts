@@ -1,9 +1,8 @@
-import { ForbiddenError } from '@genesis/common'
 import type { Context } from '../context.js'
 import { findCollection } from '../db/collections.js'
 import { listItems } from '../db/items.js'
 import { latestCheque } from '../db/publication.js'
-import { collectionNotFound, notPublished, notThirdParty } from '../errors.js'
+import { collectionNotFound, notAllowed, notPublished, notThirdParty } from '../errors.js'
 import type { ApprovalData } from '../schemas/publication.js'
 import { chequeMessageHash } from './cheque.js'
 import { contentHashesRoot } from './merkle.js'
@@ -13,7 +12,7 @@ import { contentHashesRoot } from './merkle.js'
  * the latest cheque, the content hashes sent to review (in creation order) and their Merkle root.
  */
 export async function approvalData(ctx: Context, caller: string, id: string): Promise<ApprovalData> {
-  if (!ctx.committee.has(caller)) throw new ForbiddenError('Only committee members may read approval data')
+  if (!ctx.committee.has(caller)) throw notAllowed('committee members', 'read approval data')
   const row = await findCollection(ctx.sql, id)
   if (!row) throw collectionNotFound(id)
   if (row.third_party_id === null) {

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto'
-import { ForbiddenError, uniqueViolation } from '@genesis/common'
+import { uniqueViolation } from '@genesis/common'
 import type { Context } from '../context.js'
 import { findCollection, lockCollection } from '../db/collections.js'
 import {
   type CurationRow,
+  curationStatus,
   curationsOf,
   type Decision,
   decideCuration,
@@ -93,7 +94,7 @@ export async function decideReview(
   decision: Decision,
   comment: string | undefined,
 ): Promise<CurationRow> {
-  if (!ctx.committee.has(caller)) throw new ForbiddenError('Only committee members may decide a review')
+  if (!ctx.committee.has(caller)) throw notAllowed('committee members', 'decide a review')
   const curation = await findCuration(ctx.sql, curationId)
   if (!curation) throw curationNotFound(curationId)
   const collection = await findCollection(ctx.sql, curation.collection_id)
@@ -112,8 +113,7 @@ export async function decideReview(
       now,
     })
     if (!decided) {
-      const [latest] = await tx<{ status: string }[]>`select status from curations where id = ${curationId}`
-      throw alreadyDecided(curationId, latest?.status ?? 'unknown')
+      throw alreadyDecided(curationId, (await curationStatus(tx, curationId)) ?? 'unknown')
     }
     await recordReview(tx, row.id, approved, now)
     if (decision === 'rejected') await returnRejectedItems(tx, row.id, curation.item_ids, now)

@@ -1,8 +1,13 @@
-import { ForbiddenError, type Queryable, uniqueViolation } from '@genesis/common'
+import { type Queryable, uniqueViolation } from '@genesis/common'
 import type { Context } from '../context.js'
-import { type CollectionRow, insertCollection, updateCollection } from '../db/collections.js'
+import {
+  type CollectionRow,
+  insertCollection,
+  lockCollectionIfExists,
+  updateCollection,
+} from '../db/collections.js'
 import { registerOrGetThirdParty } from '../db/third-parties.js'
-import { invalidField, invalidUrn, nameInUse, urnInUse, urnMismatch } from '../errors.js'
+import { invalidField, invalidUrn, nameInUse, notAllowed, urnInUse, urnMismatch } from '../errors.js'
 import type { CollectionWrite } from '../schemas/collection.js'
 import { collectionContractAddress, collectionSalt } from './contract-address.js'
 import { lockEditableCollection } from './guards.js'
@@ -75,9 +80,7 @@ async function create(tx: Queryable, ctx: Context, caller: string, write: WriteR
   }
   const thirdParty = await registerOrGetThirdParty(tx, write.urn.thirdPartyId, caller, now)
   if (!thirdParty.managers.includes(caller)) {
-    throw new ForbiddenError(
-      `Only a manager of the third party ${write.urn.thirdPartyId} may create its collections`,
-    )
+    throw notAllowed(`a manager of the third party ${write.urn.thirdPartyId}`, 'create its collections')
   }
   await insertCollection(tx, {
     ...base,
@@ -138,8 +141,7 @@ export async function writeCollection(
   const write = parseWrite(ctx, pathId, body)
   const attempt = () =>
     ctx.sql.begin(async (tx) => {
-      const exists = (await tx`select 1 from collections where id = ${write.id} for update`).length > 0
-      if (exists) await update(tx, ctx, caller, write)
+      if (await lockCollectionIfExists(tx, write.id)) await update(tx, ctx, caller, write)
       else await create(tx, ctx, caller, write)
     })
   try {
