@@ -6,9 +6,9 @@ import {
   ConflictError,
   HttpError,
   LockedError,
-  readConfig,
   ok,
   paged,
+  readConfig,
 } from '../src/index.js'
 
 describe('errors', () => {
