@@ -22,7 +22,7 @@ import {
   PendingCurationsQuery,
 } from '../schemas/review.js'
 
-/** The committee's review (issue 17): curation records, decisions and the forum thread. */
+/** The committee's review: curation records, decisions and the forum thread. */
 export const reviewRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
   app.post(
     '/collections/:id/curations',
