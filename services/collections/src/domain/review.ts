@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto'
 import { uniqueViolation } from '@genesis/common'
-import type { Context } from '../context.js'
 import { findCollection, lockCollection } from '../db/collections.js'
 import {
   type CurationRow,
@@ -29,15 +28,18 @@ import {
 } from '../errors.js'
 import type { ForumBody } from '../schemas/review.js'
 import { canEdit, seesFullView } from './access.js'
-import { approvalAfterDecision, refreshApproval } from './chain-approval.js'
-import { roles } from './guards.js'
+import { approvalAfterDecision, type ChainApproval, refreshApproval } from './chain-approval.js'
+import { type Access, roles } from './guards.js'
+
+/** What the committee's review needs: who may act, the database, the chain reader and the clock. */
+export interface Review extends Access, ChainApproval {}
 
 /**
  * POST /v1/collections/{id}/curations: the owner or a manager asks the committee to review a published
  * standard collection, or the third party's items that were sent to review and are not approved yet.
  * One pending review per collection (409 review_pending; the database's unique index settles races).
  */
-export async function requestReview(ctx: Context, caller: string, id: string): Promise<CurationRow> {
+export async function requestReview(ctx: Review, caller: string, id: string): Promise<CurationRow> {
   // The chain's word on approval first (with RPC_URL), outside the transaction: no row lock held over a call.
   const current = await findCollection(ctx.sql, id)
   if (current) await refreshApproval(ctx, [current])
@@ -88,7 +90,7 @@ export async function requestReview(ctx: Context, caller: string, id: string): P
  * A rejected third-party review gives its items back to the creator to change and send again.
  */
 export async function decideReview(
-  ctx: Context,
+  ctx: Review,
   caller: string,
   curationId: string,
   decision: Decision,
@@ -122,7 +124,7 @@ export async function decideReview(
 }
 
 /** GET /v1/collections/{id}/curations: its reviews, newest first, for those who see its full view. */
-export async function reviewsOf(ctx: Context, caller: string, id: string): Promise<CurationRow[]> {
+export async function reviewsOf(ctx: Review, caller: string, id: string): Promise<CurationRow[]> {
   const row = await findCollection(ctx.sql, id)
   if (!row) throw collectionNotFound(id)
   if (!seesFullView(roles(ctx, caller, row))) {
@@ -138,7 +140,7 @@ export async function reviewsOf(ctx: Context, caller: string, id: string): Promi
  * a lock stops it: it describes the review, not the collection's content.
  */
 export async function setForumThread(
-  ctx: Context,
+  ctx: Review,
   caller: string,
   id: string,
   body: ForumBody,
