@@ -10,7 +10,8 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { loadConfig } from '@genesis/collections/config'
+// The collections service's own config defaults, from its build output (not a public export of the service).
+import { loadConfig } from '../../../services/collections/dist/config.js'
 import { GenesisApiError, LOCAL_SERVICE_URLS, type ServiceUrls } from '../src/index.js'
 import { runDemo } from './flows.js'
 

@@ -1,9 +1,10 @@
-import type { ImageQuery, MapImageQuery } from '@genesis/land/render/schemas'
 import type {
   Contribution,
   District,
   Estate,
+  ImageQuery,
   ListQuery,
+  MapImageQuery,
   MapResult,
   PagingQuery,
   Parcel,

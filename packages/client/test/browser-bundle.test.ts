@@ -20,10 +20,10 @@ describe('browser bundle', () => {
     expect(result.errors).toEqual([])
     const inputs = Object.keys(result.metafile.inputs)
     expect(inputs.filter((path) => path.startsWith('node:'))).toEqual([])
-    // what the bundle is made of: the client, @dcl/crypto and ethers, the cheque type from collections
+    // what the bundle is made of: the client, @dcl/crypto and ethers, the cheque's EIP-712 type from collections' schemas
     expect(inputs.some((path) => path.endsWith('src/claims.ts'))).toBe(true)
     expect(inputs.some((path) => path.includes('@dcl/crypto'))).toBe(true)
-    expect(inputs.some((path) => path.includes('collections/dist/domain/cheque.js'))).toBe(true)
+    expect(inputs.some((path) => path.includes('collections/dist/schemas/cheque.js'))).toBe(true)
     // no server code rode along (the service schemas are imported for their types only)
     expect(
       inputs.filter((path) => /fastify|postgres|pglite|services\/\w+\/dist\/(app|server)/.test(path)),

@@ -1,20 +1,23 @@
-import { buildApp as buildClaims } from '@genesis/claims/app'
-import { loadConfig as loadClaimsConfig } from '@genesis/claims/config'
-import { CLAIMS_DB_SETTINGS } from '@genesis/claims/db/settings'
-import { migrationsDir as claimsMigrations } from '@genesis/claims/paths'
-import { buildApp as buildCollections } from '@genesis/collections/app'
+// The services are started from their build output by path: app, config and paths are not part of a
+// service's public exports (only its schemas are).
+
+import { startTestService, type TestService } from '@genesis/common/testing'
+import { Wallet } from 'ethers'
+import { buildApp as buildClaims } from '../../../services/claims/dist/app.js'
+import { loadConfig as loadClaimsConfig } from '../../../services/claims/dist/config.js'
+import { CLAIMS_DB_SETTINGS } from '../../../services/claims/dist/db/settings.js'
+import { migrationsDir as claimsMigrations } from '../../../services/claims/dist/paths.js'
+import { buildApp as buildCollections } from '../../../services/collections/dist/app.js'
 import {
   type Config as CollectionsConfig,
   loadConfig as loadCollectionsConfig,
-} from '@genesis/collections/config'
-import { COLLECTIONS_DB_SETTINGS } from '@genesis/collections/db/settings'
-import { migrationsDir as collectionsMigrations } from '@genesis/collections/paths'
-import { startTestService, type TestService } from '@genesis/common/testing'
-import { buildApp as buildLand } from '@genesis/land/app'
-import { loadConfig as loadLandConfig } from '@genesis/land/config'
-import { migrationsDir as landMigrations } from '@genesis/land/paths'
-import { seed } from '@genesis/land/seed'
-import { Wallet } from 'ethers'
+} from '../../../services/collections/dist/config.js'
+import { COLLECTIONS_DB_SETTINGS } from '../../../services/collections/dist/db/settings.js'
+import { migrationsDir as collectionsMigrations } from '../../../services/collections/dist/paths.js'
+import { buildApp as buildLand } from '../../../services/land/dist/app.js'
+import { loadConfig as loadLandConfig } from '../../../services/land/dist/config.js'
+import { migrationsDir as landMigrations } from '../../../services/land/dist/paths.js'
+import { seed } from '../../../services/land/dist/seed.js'
 import type { ServiceUrls } from '../src/index.js'
 
 export const ADMIN_TOKEN = 'client-test-admin-token-0123456789'

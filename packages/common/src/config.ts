@@ -25,7 +25,7 @@ const LogLevel = Type.Union(
   ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
 )
 
-/** The variables every service honours (DESIGN §2, §3). */
+/** The variables every service honours. */
 export function baseConfigSchema(service: { service: string; port: number }) {
   return Type.Object({
     PORT: Type.Integer({ minimum: 0, maximum: 65535, default: service.port }),
@@ -41,6 +41,8 @@ export function baseConfigSchema(service: { service: string; port: number }) {
     /** Behind the gateway: take the client IP from X-Forwarded-For (rate limit, logs). */
     TRUST_PROXY: Type.Boolean({ default: false }),
     SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 10_000 }),
+    /** `production` turns the development defaults off (generated secrets and keys under DATA_DIR). */
+    NODE_ENV: Type.Optional(Type.String({ description: '`production` turns development defaults off' })),
     /** While PostgreSQL is unreachable, requests answer 503 after at most these waits. */
     DB_CONNECT_TIMEOUT_S: Type.Integer({ minimum: 1, maximum: 600, default: 5 }),
     DB_QUERY_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 5000 }),
@@ -60,7 +62,7 @@ export const databaseTimeoutsFromConfig = (
  * Reads the variables the schema names from `env`, converts and defaults them, and throws one
  * ConfigError listing every problem, so an operator fixes them all in one go.
  */
-export function loadConfig<T extends TObject>(schema: T, env: NodeJS.ProcessEnv = process.env): Static<T> {
+export function readConfig<T extends TObject>(schema: T, env: NodeJS.ProcessEnv = process.env): Static<T> {
   const raw: Record<string, unknown> = {}
   for (const key of Object.keys(schema.properties)) {
     const value = env[key]

@@ -434,13 +434,15 @@ describe('request logs', () => {
       request.log.debug('not at this level')
       return ok(true)
     })
+    logging.get('/quiet', async () => ok(true))
     return { logging, lines }
   }
 
   it('binds every line of a request to its id, at info as before', async () => {
     const { logging, lines } = await appLogging('info')
     try {
-      const response = await logging.inject({ url: '/health/live', headers: { 'x-request-id': 'r-1' } })
+      // A plain route: the health probes log at debug
+      const response = await logging.inject({ url: '/quiet', headers: { 'x-request-id': 'r-1' } })
       expect(response.statusCode).toBe(200)
       expect(lines.map((l) => [l.msg, l.reqId])).toEqual([
         ['incoming request', 'r-1'],

@@ -6,9 +6,9 @@ import {
   ConflictError,
   HttpError,
   LockedError,
-  loadConfig,
   ok,
   paged,
+  readConfig,
 } from '../src/index.js'
 
 describe('errors', () => {
@@ -46,14 +46,14 @@ describe('shared schemas', () => {
   })
 })
 
-describe('loadConfig', () => {
+describe('readConfig', () => {
   const schema = Type.Composite([
     baseConfigSchema({ service: 'demo', port: 3999 }),
     Type.Object({ EXTRA: Type.Optional(Type.String()) }),
   ])
 
   it('applies defaults and converts numbers', () => {
-    const config = loadConfig(schema, { PORT: '4000', EXTRA: 'x', UNRELATED: 'y' })
+    const config = readConfig(schema, { PORT: '4000', EXTRA: 'x', UNRELATED: 'y' })
     expect(config.PORT).toBe(4000)
     expect(config.HOST).toBe('0.0.0.0')
     expect(config.AUTH_MAX_AGE_S).toBe(300)
@@ -64,12 +64,12 @@ describe('loadConfig', () => {
   })
 
   it('treats an empty variable as unset', () => {
-    expect(loadConfig(schema, { DATABASE_URL: '' }).DATABASE_URL).toBeUndefined()
+    expect(readConfig(schema, { DATABASE_URL: '' }).DATABASE_URL).toBeUndefined()
   })
 
   it('lists every bad variable at once', () => {
     try {
-      loadConfig(schema, { PORT: 'eighty', DATABASE_URL: 'mysql://x', LOG_LEVEL: 'loud' })
+      readConfig(schema, { PORT: 'eighty', DATABASE_URL: 'mysql://x', LOG_LEVEL: 'loud' })
       expect.unreachable()
     } catch (e) {
       expect(e).toBeInstanceOf(ConfigError)

@@ -8,7 +8,7 @@ import { HDNodeWallet, JsonRpcProvider, Mnemonic, Network, Wallet } from 'ethers
 /** Anvil's well-known development mnemonic: its accounts hold 10000 ETH each on a fresh node. */
 export const ANVIL_MNEMONIC = 'test test test test test test test test test test test junk'
 
-/** The chain id our local nodes use: Polygon Amoy, one of the spec's chain ids and collections' default. */
+/** The chain id our local nodes use: Polygon Amoy, a chain id the services accept and collections' default. */
 export const LOCAL_CHAIN_ID = 80002
 
 /** The private key of anvil's development account `index`. */

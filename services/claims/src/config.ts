@@ -1,4 +1,4 @@
-import { baseConfigSchema, ConfigError, loadConfig as loadSchema } from '@genesis/common'
+import { baseConfigSchema, ConfigError, readConfig } from '@genesis/common'
 import { type Static, Type } from '@sinclair/typebox'
 import { CHAIN_IDS } from './schemas/primitives.js'
 
@@ -64,7 +64,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       return undefined
     }
   }
-  const base = attempt(() => loadSchema(configSchema, env))
+  const base = attempt(() => readConfig(configSchema, env))
   const rpcUrls = attempt(() => parseRpcUrls(env))
   if (!base || !rpcUrls) throw new ConfigError(problems)
   return { ...base, rpcUrls }

@@ -1,4 +1,4 @@
-import { baseConfigSchema, loadConfig as loadEnv } from '@genesis/common'
+import { baseConfigSchema, readConfig } from '@genesis/common'
 import { type Static, Type } from '@sinclair/typebox'
 
 const Hex32 = (description: string, defaultValue: string) =>
@@ -20,7 +20,6 @@ export const configSchema = Type.Composite([
         'Comma-separated addresses of the curation committee; empty = a development member whose key is ' +
         'kept in DATA_DIR on the embedded database outside production, no committee otherwise',
     }),
-    NODE_ENV: Type.Optional(Type.String({ description: '`production` turns development defaults off' })),
     CHAIN_NETWORK: Type.String({ default: 'sepolia', pattern: '^[a-z0-9-]{1,32}$' }),
     COLLECTION_FACTORY_ADDRESS: AddressVar(
       'Factory that deploys collection contracts with CREATE2',
@@ -44,7 +43,7 @@ export const configSchema = Type.Composite([
 
 export type Config = Static<typeof configSchema>
 
-export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => loadEnv(configSchema, env)
+export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => readConfig(configSchema, env)
 
 export const parseAddressList = (value: string): string[] =>
   value

@@ -24,7 +24,7 @@ export interface ChainControl {
 }
 
 /**
- * `is_approved` read from the collection contract when RPC_URL is set (issue 17). Call inside a test file
+ * `is_approved` read from the collection contract when RPC_URL is set. Call inside a test file
  * whose harness was set up with RPC_URL pointing at the node `chain` controls.
  */
 export function describeApprovalOnChain(harness: () => Harness, chain: ChainControl) {

@@ -1,4 +1,4 @@
-import { baseConfigSchema, loadConfig as loadBaseConfig } from '@genesis/common'
+import { baseConfigSchema, readConfig } from '@genesis/common'
 import { type Static, Type } from '@sinclair/typebox'
 
 export const configSchema = Type.Composite([
@@ -22,4 +22,4 @@ export const configSchema = Type.Composite([
 ])
 export type Config = Static<typeof configSchema>
 
-export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => loadBaseConfig(configSchema, env)
+export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => readConfig(configSchema, env)

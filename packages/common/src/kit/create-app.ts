@@ -25,6 +25,7 @@ import { clientErrorHandler, installErrorHandling, sendError } from './error-han
 import { installHealth } from './health.js'
 import { lazyChildLoggerFactory } from './lazy-logger.js'
 import { installMetrics } from './metrics.js'
+import { QuietProbesLogController } from './request-log.js'
 import { recordRoutes } from './route-table.js'
 import { installSignedFetch } from './signed-fetch-hook.js'
 import { installValidation } from './validation.js'
@@ -100,6 +101,7 @@ export async function createApp(input: CreateAppOptions): Promise<App> {
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
     childLoggerFactory: lazyChildLoggerFactory,
+    logController: new QuietProbesLogController(),
     return503OnClosing: true,
     // URL-level failures (a bad percent escape, an over-long path segment) in the envelope too.
     frameworkErrors: sendError,

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyRequest } from 'fastify'
-import { DECIMAL_KEYWORD } from './validation.js'
+import { DECIMAL_KEYWORD, GUARD_KEYWORD } from './validation.js'
 
 /**
  * The one place where a schema's verdict becomes words, for every route of every service. Path, query
@@ -180,7 +180,7 @@ function bodyIssue(issue: AjvIssue): ValidationIssue {
 }
 
 function explainBody(issues: AjvIssue[]): ValidationExplanation {
-  const all = issues.map(bodyIssue)
+  const all = issues.filter((issue) => issue.keyword !== GUARD_KEYWORD).map(bodyIssue)
   const { listed, more } = capped(all)
   const data = { errors: listed, ...(more > 0 ? { more } : {}) }
   if (all.some((e) => e.path === 'body' && e.message.startsWith('must be object'))) {

@@ -29,7 +29,17 @@ export async function runService(options: RunServiceOptions): Promise<string> {
       app.log.info('shutdown complete')
     },
   )
-  const address = await app.listen({ port: options.config.PORT, host: options.config.HOST })
-  app.log.info({ address }, 'listening')
+  // Fastify logs "Server listening at …" once per network interface as it binds; the kit's one line below says
+  // it once. Plugins are loaded first, so that only the bind itself runs with the quiet logger.
+  await app.ready()
+  const log = app.log
+  app.log = log.child({}, { level: 'silent' })
+  let address: string
+  try {
+    address = await app.listen({ port: options.config.PORT, host: options.config.HOST })
+  } finally {
+    app.log = log
+  }
+  log.info({ address }, 'listening')
   return address
 }

@@ -81,19 +81,84 @@ function decimalIntegers(validate: ValidateFunction, names: string[]): ValidateF
   return checked
 }
 
+/** Keywords that check every element or member of the value they sit on. */
+const PER_ELEMENT = ['items', 'prefixItems', 'additionalItems', 'contains', 'uniqueItems'] as const
+const PER_MEMBER = ['properties', 'patternProperties', 'additionalProperties', 'propertyNames'] as const
+
+/** The keywords of `node` named in `keys`, taken out of it. */
+function take(node: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> | undefined {
+  const taken: Record<string, unknown> = {}
+  for (const key of keys) {
+    if (key in node) {
+      taken[key] = node[key]
+      delete node[key]
+    }
+  }
+  return Object.keys(taken).length > 0 ? taken : undefined
+}
+
+// biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then, a schema that is never awaited.
+const guarded = (bound: object, checks: object) => ({ if: bound, then: checks })
+
 /**
- * Bodies are validated as sent (a string is never coerced into an array) and stop at the first problem:
- * a bound such as maxItems is checked before the elements, so an oversized array costs one check and one
- * message, whatever it holds. Path and query values, which are always strings and few, are coerced to the
- * schema's types, integers from decimal digits only, and every problem is listed.
+ * The schema with each bounded array's (and object's) element checks behind its bound: `if` the bound
+ * holds, `then` the elements are checked. Validated with every error collected, an array over its
+ * maxItems then costs one check and one problem, however many elements it holds.
+ */
+export function boundsFirst(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(boundsFirst)
+  if (typeof schema !== 'object' || schema === null) return schema
+  const node: Record<string, unknown> = {}
+  // No $id in the copy: a schema named in two bodies would be two schemas of one id to ajv.
+  for (const [key, value] of Object.entries(schema)) if (key !== '$id') node[key] = boundsFirst(value)
+  const guards: Record<string, unknown>[] = []
+  if (typeof node.maxItems === 'number') {
+    const checks = take(node, PER_ELEMENT)
+    if (checks) guards.push(guarded({ maxItems: node.maxItems }, checks))
+  }
+  if (typeof node.maxProperties === 'number') {
+    const checks = take(node, PER_MEMBER)
+    if (checks) guards.push(guarded({ maxProperties: node.maxProperties }, checks))
+  }
+  if (guards.length === 1) Object.assign(node, guards[0])
+  else if (guards.length > 1) node.allOf = [...((node.allOf as unknown[] | undefined) ?? []), ...guards]
+  return node
+}
+
+/** The keyword of the issue ajv adds when a `then` fails: its problems are listed on their own. */
+export const GUARD_KEYWORD = 'if'
+
+/**
+ * Bodies are validated as sent (a string is never coerced into an array). The accepted case runs the
+ * first-problem validator alone, as cheap as validation gets; a refused body is validated again with
+ * every problem collected, on a schema whose bounds (maxItems, maxProperties) are checked before the
+ * elements they bound, so that an oversized array is one problem, not one per element. Path and query
+ * values, which are always strings and few, are coerced to the schema's types, integers from decimal
+ * digits only, and every problem is listed.
  */
 export function installValidation(app: FastifyInstance) {
   const body = addFormats(new Ajv({ ...shared, allErrors: false, coerceTypes: false }))
+  const bodyProblems = addFormats(new Ajv({ ...shared, allErrors: true, coerceTypes: false }))
   const parameters = addFormats(new Ajv({ ...shared, allErrors: true, coerceTypes: 'array' }))
   app.setValidatorCompiler(({ schema, httpPart }) => {
-    if (httpPart === 'body') return body.compile(schema)
+    if (httpPart === 'body')
+      return everyBodyProblem(body.compile(schema), bodyProblems.compile(boundsFirst(schema) as object))
     const validate = parameters.compile(schema)
     const integers = httpPart === 'params' || httpPart === 'querystring' ? integerProperties(schema) : []
     return integers.length === 0 ? validate : decimalIntegers(validate, integers)
   })
+}
+
+function everyBodyProblem(first: ValidateFunction, every: ValidateFunction): ValidateFunction {
+  const checked = ((data: unknown) => {
+    if (first(data)) {
+      checked.errors = null
+      return true
+    }
+    every(data)
+    checked.errors = every.errors ?? first.errors
+    return false
+  }) as ValidateFunction
+  checked.schemaEnv = first.schemaEnv
+  return checked
 }

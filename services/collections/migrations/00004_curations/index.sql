@@ -1,4 +1,4 @@
--- The committee's review (issue 17): curation records, the review state of each collection, the indexes
+-- The committee's review: curation records, the review state of each collection, the indexes
 -- its list filters need, and collection_counts keyed by that state too.
 
 -- A request for review and its decision. `collection`: a published standard collection; `items`: the

@@ -52,6 +52,11 @@ export async function lockCollection(tx: Queryable, id: string): Promise<Collect
   return row ?? null
 }
 
+/** Whether the collection exists, holding its row lock (when it does) until the transaction ends. */
+export async function lockCollectionIfExists(tx: Queryable, id: string): Promise<boolean> {
+  return (await tx`select 1 from collections where id = ${id} for update`).length > 0
+}
+
 export interface NewCollection {
   id: string
   name: string
@@ -110,7 +115,7 @@ export interface CollectionFilter {
   /** Case-insensitive substring of the name. */
   q?: string | undefined
   isPublished?: boolean | undefined
-  /** The review state (issue 17): each written into the text like publication, for the partial indexes. */
+  /** The review state: each written into the text like publication, for the partial indexes. */
   isApproved?: boolean | undefined
   /** `reviewed_at` is set. */
   reviewed?: boolean | undefined
@@ -165,9 +170,9 @@ const CONTRACT_ADDRESS = 'c.contract_address'
  * one round trip and no planning per call. A generic plan is blind to the search term, so a search or a
  * member's list first collects its matches in a materialized CTE, which only an index (name suffixes, owner,
  * managers, minters) can produce, counts them there and reads the page's rows by key; planned freely, a
- * generic plan would walk the whole created_at index, filtering (90 ms for a rare term on 100,000 rows).
- * An unnarrowed page walks that index, and its total comes from `collection_counts` (kept by trigger)
- * instead of counting the table (20-30 ms for 80,000 published collections).
+ * generic plan would walk the whole created_at index, filtering. An unnarrowed page walks that index, and
+ * its total comes from `collection_counts` (kept by trigger) instead of counting the table. The figures
+ * behind both choices are in BENCHMARKS.md.
  */
 export function listQuery(
   filter: CollectionFilter,

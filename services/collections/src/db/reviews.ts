@@ -33,6 +33,12 @@ export async function findCuration(sql: Queryable, id: string): Promise<Curation
   return row ?? null
 }
 
+/** The review's status as it is now, or null when there is no such review. */
+export async function curationStatus(sql: Queryable, id: string): Promise<CurationStatus | null> {
+  const [row] = await sql<{ status: CurationStatus }[]>`select status from curations where id = ${id}`
+  return row?.status ?? null
+}
+
 export interface NewCuration {
   id: string
   collection_id: string

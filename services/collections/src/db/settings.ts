@@ -6,7 +6,7 @@ import type { SessionSettings } from '@genesis/common'
  * call: no planning per call. PostgreSQL's default would keep re-planning a search, whose generic plan's
  * estimate never beats a plan made for a rare term.
  * No parallel workers: the generic estimates of a member's list (500 rows per role) drew a parallel plan
- * whose workers took 6 ms to start for 0.05 ms of work.
+ * whose workers cost far more to start than the work itself (BENCHMARKS.md).
  * Sent at connect; the embedded PGlite ignores them.
  */
 export const COLLECTIONS_DB_SETTINGS: SessionSettings = {

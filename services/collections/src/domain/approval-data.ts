@@ -1,19 +1,28 @@
-import { ForbiddenError } from '@genesis/common'
-import type { Context } from '../context.js'
+import type { Sql } from '@genesis/common'
+import type { TypedDataDomain } from 'ethers'
+import type { ChainReader } from '../chain/chain-reader.js'
 import { findCollection } from '../db/collections.js'
 import { listItems } from '../db/items.js'
 import { latestCheque } from '../db/publication.js'
-import { collectionNotFound, notPublished, notThirdParty } from '../errors.js'
+import { collectionNotFound, notAllowed, notPublished, notThirdParty } from '../errors.js'
 import type { ApprovalData } from '../schemas/publication.js'
 import { chequeMessageHash } from './cheque.js'
 import { contentHashesRoot } from './merkle.js'
+
+/** What the approval data needs: the database, the committee, the chain reader and the cheques' domain. */
+export interface ApprovalDataDeps {
+  sql: Sql
+  committee: ReadonlySet<string>
+  chain: ChainReader | null
+  registryDomain: TypedDataDomain
+}
 
 /**
  * GET /v1/collections/{id}/approvalData: what the committee needs to approve a third party's items on chain:
  * the latest cheque, the content hashes sent to review (in creation order) and their Merkle root.
  */
-export async function approvalData(ctx: Context, caller: string, id: string): Promise<ApprovalData> {
-  if (!ctx.committee.has(caller)) throw new ForbiddenError('Only committee members may read approval data')
+export async function approvalData(ctx: ApprovalDataDeps, caller: string, id: string): Promise<ApprovalData> {
+  if (!ctx.committee.has(caller)) throw notAllowed('committee members', 'read approval data')
   const row = await findCollection(ctx.sql, id)
   if (!row) throw collectionNotFound(id)
   if (row.third_party_id === null) {

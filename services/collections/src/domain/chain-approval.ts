@@ -1,7 +1,14 @@
-import { HttpError } from '@genesis/common'
-import type { Context } from '../context.js'
+import { HttpError, type Sql } from '@genesis/common'
+import type { ChainReader } from '../chain/chain-reader.js'
 import type { CollectionFields } from '../db/collections.js'
 import { recordChainApproval } from '../db/reviews.js'
+
+/** What reading approvals from the chain needs: the reader (null without RPC_URL), the database, the clock. */
+export interface ChainApproval {
+  sql: Sql
+  chain: ChainReader | null
+  now: () => Date
+}
 
 /** Only a published standard collection has a contract whose approval the chain can tell. */
 const readableOnChain = (row: CollectionFields) => row.is_published && row.contract_address !== null
@@ -12,7 +19,7 @@ const readableOnChain = (row: CollectionFields) => row.is_published && row.contr
  * filters follow) and updates the row in place. A node that does not answer leaves the stored value: a read
  * does not fail because the chain is away (decisions do, see review.ts).
  */
-export async function refreshApproval(ctx: Context, rows: CollectionFields[]): Promise<void> {
+export async function refreshApproval(ctx: ChainApproval, rows: CollectionFields[]): Promise<void> {
   const chain = ctx.chain
   if (!chain) return
   const readable = rows.filter(readableOnChain)
@@ -36,7 +43,7 @@ export async function refreshApproval(ctx: Context, rows: CollectionFields[]): P
 
 /** What `is_approved` becomes after a committee decision: the decision, or the contract's word with RPC_URL. */
 export async function approvalAfterDecision(
-  ctx: Context,
+  ctx: ChainApproval,
   row: CollectionFields,
   approved: boolean,
 ): Promise<boolean> {

@@ -1,4 +1,5 @@
-import { type TypedDataDomain, TypedDataEncoder, toBeHex, verifyTypedData } from 'ethers'
+import { type TypedDataDomain, TypedDataEncoder, verifyTypedData } from 'ethers'
+import { CONSUME_SLOTS_TYPES } from '../schemas/cheque.js'
 
 /** A third party's signed promise to pay item slots for the items it sends to review. */
 export interface Cheque {
@@ -7,28 +8,8 @@ export interface Cheque {
   signature: string
 }
 
-export interface RegistryDomainConfig {
-  name: string
-  address: string
-  chainId: number
-}
-
-/** The EIP-712 type the Third Party Registry checks when the committee consumes the slots. */
-export const CONSUME_SLOTS_TYPES = {
-  ConsumeSlots: [
-    { name: 'thirdPartyId', type: 'string' },
-    { name: 'qty', type: 'uint256' },
-    { name: 'salt', type: 'bytes32' },
-  ],
-}
-
-/** The registry's domain: it carries the chain id as a 32-byte `salt`, not as `chainId`. */
-export const registryDomain = (config: RegistryDomainConfig): TypedDataDomain => ({
-  name: config.name,
-  version: '1',
-  verifyingContract: config.address,
-  salt: toBeHex(config.chainId, 32),
-})
+// The EIP-712 type and domain a client signs with are public: they live with the schemas.
+export { CONSUME_SLOTS_TYPES, type RegistryDomainConfig, registryDomain } from '../schemas/cheque.js'
 
 const chequeValue = (thirdPartyId: string, cheque: Cheque) => ({
   thirdPartyId,

@@ -1,15 +1,22 @@
 import type { Queryable } from '@genesis/common'
-import type { Context } from '../context.js'
+import type { Config } from '../config.js'
 import type { CollectionRow } from '../db/collections.js'
 import { lockCollection } from '../db/collections.js'
 import { collectionLocked, collectionNotFound, collectionPublished, notAllowed } from '../errors.js'
 import { type CollectionRoles, canEdit, rolesOf } from './access.js'
 import { isLockActive } from './views.js'
 
-export const roles = (ctx: Context, caller: string, row: CollectionRow): CollectionRoles =>
+/** What deciding who may act on a collection needs: the committee, the lock's length and the clock. */
+export interface Access {
+  committee: ReadonlySet<string>
+  config: Pick<Config, 'LOCK_TTL_S'>
+  now: () => Date
+}
+
+export const roles = (ctx: Access, caller: string, row: CollectionRow): CollectionRoles =>
   rolesOf(caller, row, ctx.committee)
 
-export function lockExpiry(ctx: Context, row: CollectionRow): Date | null {
+export function lockExpiry(ctx: Access, row: CollectionRow): Date | null {
   return isLockActive(row.lock, ctx.config.LOCK_TTL_S, ctx.now())
     ? new Date(row.lock!.getTime() + ctx.config.LOCK_TTL_S * 1000)
     : null
@@ -31,7 +38,7 @@ export interface EditRules {
  */
 export async function lockEditableCollection(
   tx: Queryable,
-  ctx: Context,
+  ctx: Access,
   id: string,
   caller: string,
   rules: EditRules,

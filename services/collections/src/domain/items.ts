@@ -1,5 +1,5 @@
+import type { Sql } from '@genesis/common'
 import { type Queryable, uniqueViolation } from '@genesis/common'
-import type { Context } from '../context.js'
 import type { CollectionRow } from '../db/collections.js'
 import { deleteItem, findItem, type ItemRow, insertItem, lockItem, updateItem } from '../db/items.js'
 import {
@@ -10,7 +10,12 @@ import {
   itemPublished,
 } from '../errors.js'
 import type { ItemWrite } from '../schemas/item.js'
-import { lockEditableCollection } from './guards.js'
+import { type Access, lockEditableCollection } from './guards.js'
+
+/** What writing items needs: the database, and who may edit the collection. */
+export interface ItemRules extends Access {
+  sql: Sql
+}
 
 /**
  * Items follow their collection's rules (owner or manager, not locked). A standard collection is frozen
@@ -18,7 +23,7 @@ import { lockEditableCollection } from './guards.js'
  */
 async function lockItemCollection(
   tx: Queryable,
-  ctx: Context,
+  ctx: ItemRules,
   caller: string,
   collectionId: string,
   action: string,
@@ -35,7 +40,7 @@ function checkItemEditable(collection: CollectionRow, item: ItemRow | null) {
 
 /** PUT /v1/items/{id}. */
 export async function writeItem(
-  ctx: Context,
+  ctx: ItemRules,
   caller: string,
   pathId: string,
   body: ItemWrite,
@@ -71,7 +76,7 @@ export async function writeItem(
 }
 
 /** DELETE /v1/items/{id}. */
-export async function removeItem(ctx: Context, caller: string, id: string): Promise<void> {
+export async function removeItem(ctx: ItemRules, caller: string, id: string): Promise<void> {
   const found = await findItem(ctx.sql, id)
   if (!found) throw itemNotFound(id)
   await ctx.sql.begin(async (tx) => {

@@ -1,11 +1,16 @@
-import type { Context } from '../context.js'
+import type { Sql } from '@genesis/common'
 import { deleteCollection, setLock } from '../db/collections.js'
 import { insertTosAcceptance } from '../db/publication.js'
 import type { TosBody } from '../schemas/publication.js'
-import { lockEditableCollection, lockExpiry } from './guards.js'
+import { type Access, lockEditableCollection, lockExpiry } from './guards.js'
+
+/** What removing, locking and accepting terms need: the database, and who may edit the collection. */
+export interface Lifecycle extends Access {
+  sql: Sql
+}
 
 /** DELETE /v1/collections/{id}: the collection and its items go in one transaction. */
-export async function removeCollection(ctx: Context, caller: string, id: string): Promise<void> {
+export async function removeCollection(ctx: Lifecycle, caller: string, id: string): Promise<void> {
   await ctx.sql.begin(async (tx) => {
     await lockEditableCollection(tx, ctx, id, caller, { action: 'delete it' })
     await deleteCollection(tx, id)
@@ -16,7 +21,7 @@ export async function removeCollection(ctx: Context, caller: string, id: string)
  * POST /v1/collections/{id}/lock: starts a lock of LOCK_TTL_S, or answers the active one unchanged (a lock
  * is not renewed, so nobody can keep a collection locked forever). Answers the lock's start.
  */
-export async function lockForPublication(ctx: Context, caller: string, id: string): Promise<Date> {
+export async function lockForPublication(ctx: Lifecycle, caller: string, id: string): Promise<Date> {
   return ctx.sql.begin(async (tx) => {
     const row = await lockEditableCollection(tx, ctx, id, caller, { action: 'lock it', allowLocked: true })
     if (lockExpiry(ctx, row) !== null) return row.lock!
@@ -27,7 +32,7 @@ export async function lockForPublication(ctx: Context, caller: string, id: strin
 }
 
 /** POST /v1/collections/{id}/tos: records who accepted which terms for which content, and when. */
-export async function acceptTerms(ctx: Context, caller: string, id: string, body: TosBody): Promise<void> {
+export async function acceptTerms(ctx: Lifecycle, caller: string, id: string, body: TosBody): Promise<void> {
   await ctx.sql.begin(async (tx) => {
     await lockEditableCollection(tx, ctx, id, caller, {
       action: 'accept its terms of service',

@@ -1,5 +1,7 @@
+import type { Sql } from '@genesis/common'
 import { type Queryable, uniqueViolation } from '@genesis/common'
-import type { Context } from '../context.js'
+import type { TypedDataDomain } from 'ethers'
+import type { ChainReader } from '../chain/chain-reader.js'
 import { type CollectionRow, lockCollection, markPublished } from '../db/collections.js'
 import { assignBlockchainItemIds, type ItemRow, listItems, submitItems } from '../db/items.js'
 import { hasAcceptedTos, insertCheque } from '../db/publication.js'
@@ -17,7 +19,14 @@ import {
 } from '../errors.js'
 import type { PublishBody } from '../schemas/publication.js'
 import { recoverChequeSigner } from './cheque.js'
-import { roles } from './guards.js'
+import { type Access, roles } from './guards.js'
+
+/** What publishing needs: the database, who may publish, the chain reader and the cheques' domain. */
+export interface Publication extends Access {
+  sql: Sql
+  chain: ChainReader | null
+  registryDomain: TypedDataDomain
+}
 
 function checkDistinct(itemIds: string[]): string[] {
   const ids = itemIds.map((id) => id.toLowerCase())
@@ -38,7 +47,7 @@ function unknownItems(ids: string[], items: ItemRow[]): string[] {
 /** Standard: the owner deploys the contract with every item, so the list must be exactly its items. */
 async function publishStandard(
   tx: Queryable,
-  ctx: Context,
+  ctx: Publication,
   caller: string,
   row: CollectionRow,
   ids: string[],
@@ -66,7 +75,7 @@ async function publishStandard(
 /** Third party: a manager sends items to review, paying their slots with a signed cheque. */
 async function publishThirdParty(
   tx: Queryable,
-  ctx: Context,
+  ctx: Publication,
   caller: string,
   row: CollectionRow,
   ids: string[],
@@ -112,7 +121,7 @@ async function publishThirdParty(
 
 /** POST /v1/collections/{id}/publish, under the collection's row lock. */
 export async function publishCollection(
-  ctx: Context,
+  ctx: Publication,
   caller: string,
   id: string,
   body: PublishBody,

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto'
-import { ForbiddenError, uniqueViolation } from '@genesis/common'
-import type { Context } from '../context.js'
+import { uniqueViolation } from '@genesis/common'
 import { findCollection, lockCollection } from '../db/collections.js'
 import {
   type CurationRow,
+  curationStatus,
   curationsOf,
   type Decision,
   decideCuration,
@@ -28,15 +28,18 @@ import {
 } from '../errors.js'
 import type { ForumBody } from '../schemas/review.js'
 import { canEdit, seesFullView } from './access.js'
-import { approvalAfterDecision, refreshApproval } from './chain-approval.js'
-import { roles } from './guards.js'
+import { approvalAfterDecision, type ChainApproval, refreshApproval } from './chain-approval.js'
+import { type Access, roles } from './guards.js'
+
+/** What the committee's review needs: who may act, the database, the chain reader and the clock. */
+export interface Review extends Access, ChainApproval {}
 
 /**
  * POST /v1/collections/{id}/curations: the owner or a manager asks the committee to review a published
  * standard collection, or the third party's items that were sent to review and are not approved yet.
  * One pending review per collection (409 review_pending; the database's unique index settles races).
  */
-export async function requestReview(ctx: Context, caller: string, id: string): Promise<CurationRow> {
+export async function requestReview(ctx: Review, caller: string, id: string): Promise<CurationRow> {
   // The chain's word on approval first (with RPC_URL), outside the transaction: no row lock held over a call.
   const current = await findCollection(ctx.sql, id)
   if (current) await refreshApproval(ctx, [current])
@@ -87,13 +90,13 @@ export async function requestReview(ctx: Context, caller: string, id: string): P
  * A rejected third-party review gives its items back to the creator to change and send again.
  */
 export async function decideReview(
-  ctx: Context,
+  ctx: Review,
   caller: string,
   curationId: string,
   decision: Decision,
   comment: string | undefined,
 ): Promise<CurationRow> {
-  if (!ctx.committee.has(caller)) throw new ForbiddenError('Only committee members may decide a review')
+  if (!ctx.committee.has(caller)) throw notAllowed('committee members', 'decide a review')
   const curation = await findCuration(ctx.sql, curationId)
   if (!curation) throw curationNotFound(curationId)
   const collection = await findCollection(ctx.sql, curation.collection_id)
@@ -112,8 +115,7 @@ export async function decideReview(
       now,
     })
     if (!decided) {
-      const [latest] = await tx<{ status: string }[]>`select status from curations where id = ${curationId}`
-      throw alreadyDecided(curationId, latest?.status ?? 'unknown')
+      throw alreadyDecided(curationId, (await curationStatus(tx, curationId)) ?? 'unknown')
     }
     await recordReview(tx, row.id, approved, now)
     if (decision === 'rejected') await returnRejectedItems(tx, row.id, curation.item_ids, now)
@@ -122,7 +124,7 @@ export async function decideReview(
 }
 
 /** GET /v1/collections/{id}/curations: its reviews, newest first, for those who see its full view. */
-export async function reviewsOf(ctx: Context, caller: string, id: string): Promise<CurationRow[]> {
+export async function reviewsOf(ctx: Review, caller: string, id: string): Promise<CurationRow[]> {
   const row = await findCollection(ctx.sql, id)
   if (!row) throw collectionNotFound(id)
   if (!seesFullView(roles(ctx, caller, row))) {
@@ -138,7 +140,7 @@ export async function reviewsOf(ctx: Context, caller: string, id: string): Promi
  * a lock stops it: it describes the review, not the collection's content.
  */
 export async function setForumThread(
-  ctx: Context,
+  ctx: Review,
   caller: string,
   id: string,
   body: ForumBody,

@@ -1,12 +1,26 @@
-import { ForbiddenError, type Queryable, uniqueViolation } from '@genesis/common'
-import type { Context } from '../context.js'
-import { type CollectionRow, insertCollection, updateCollection } from '../db/collections.js'
+import { type Queryable, type Sql, uniqueViolation } from '@genesis/common'
+import type { Config } from '../config.js'
+import {
+  type CollectionRow,
+  insertCollection,
+  lockCollectionIfExists,
+  updateCollection,
+} from '../db/collections.js'
 import { registerOrGetThirdParty } from '../db/third-parties.js'
-import { invalidField, invalidUrn, nameInUse, urnInUse, urnMismatch } from '../errors.js'
+import { invalidField, invalidUrn, nameInUse, notAllowed, urnInUse, urnMismatch } from '../errors.js'
 import type { CollectionWrite } from '../schemas/collection.js'
 import { collectionContractAddress, collectionSalt } from './contract-address.js'
-import { lockEditableCollection } from './guards.js'
+import { type Access, lockEditableCollection } from './guards.js'
 import { type CollectionUrn, parseCollectionUrn, standardCollectionUrn } from './urn.js'
+
+/** What writing a collection needs: the database, who may edit it, and how its identity is derived. */
+export interface CollectionWriter extends Access {
+  sql: Sql
+  config: Pick<
+    Config,
+    'LOCK_TTL_S' | 'CHAIN_NETWORK' | 'COLLECTION_FACTORY_ADDRESS' | 'COLLECTION_INIT_CODE_HASH'
+  >
+}
 
 const normaliseMembers = (addresses: string[] | undefined) =>
   addresses === undefined ? undefined : [...new Set(addresses.map((a) => a.toLowerCase()))]
@@ -20,7 +34,7 @@ interface WriteRequest {
   minters: string[] | undefined
 }
 
-function parseWrite(ctx: Context, pathId: string, body: CollectionWrite): WriteRequest {
+function parseWrite(ctx: CollectionWriter, pathId: string, body: CollectionWrite): WriteRequest {
   const id = pathId.toLowerCase()
   if (body.id.toLowerCase() !== id) throw invalidField('body.id', `must be the id of the path (${pathId})`)
   let urn: CollectionUrn | null | undefined = body.urn === null ? null : undefined
@@ -38,7 +52,7 @@ function parseWrite(ctx: Context, pathId: string, body: CollectionWrite): WriteR
   }
 }
 
-function standardIdentity(ctx: Context, id: string) {
+function standardIdentity(ctx: CollectionWriter, id: string) {
   const salt = collectionSalt(id)
   const contractAddress = collectionContractAddress(
     ctx.config.COLLECTION_FACTORY_ADDRESS,
@@ -48,7 +62,7 @@ function standardIdentity(ctx: Context, id: string) {
   return { salt, contractAddress, urn: standardCollectionUrn(ctx.config.CHAIN_NETWORK, contractAddress) }
 }
 
-async function create(tx: Queryable, ctx: Context, caller: string, write: WriteRequest) {
+async function create(tx: Queryable, ctx: CollectionWriter, caller: string, write: WriteRequest) {
   const now = ctx.now()
   const base = {
     id: write.id,
@@ -75,9 +89,7 @@ async function create(tx: Queryable, ctx: Context, caller: string, write: WriteR
   }
   const thirdParty = await registerOrGetThirdParty(tx, write.urn.thirdPartyId, caller, now)
   if (!thirdParty.managers.includes(caller)) {
-    throw new ForbiddenError(
-      `Only a manager of the third party ${write.urn.thirdPartyId} may create its collections`,
-    )
+    throw notAllowed(`a manager of the third party ${write.urn.thirdPartyId}`, 'create its collections')
   }
   await insertCollection(tx, {
     ...base,
@@ -103,7 +115,7 @@ function checkSameUrn(row: CollectionRow, urn: CollectionUrn | null | undefined)
   }
 }
 
-async function update(tx: Queryable, ctx: Context, caller: string, write: WriteRequest) {
+async function update(tx: Queryable, ctx: CollectionWriter, caller: string, write: WriteRequest) {
   const row = await lockEditableCollection(tx, ctx, write.id, caller, { action: 'update it' })
   checkSameUrn(row, write.urn)
   await updateCollection(tx, row.id, {
@@ -130,7 +142,7 @@ function refusalFor(error: unknown, write: WriteRequest): Error | null {
  * Name uniqueness is the database's unique index, so concurrent creates cannot both win.
  */
 export async function writeCollection(
-  ctx: Context,
+  ctx: CollectionWriter,
   caller: string,
   pathId: string,
   body: CollectionWrite,
@@ -138,8 +150,7 @@ export async function writeCollection(
   const write = parseWrite(ctx, pathId, body)
   const attempt = () =>
     ctx.sql.begin(async (tx) => {
-      const exists = (await tx`select 1 from collections where id = ${write.id} for update`).length > 0
-      if (exists) await update(tx, ctx, caller, write)
+      if (await lockCollectionIfExists(tx, write.id)) await update(tx, ctx, caller, write)
       else await create(tx, ctx, caller, write)
     })
   try {

@@ -1,7 +1,6 @@
 import {
   Envelope,
   errorResponses,
-  ForbiddenError,
   NoContent,
   offsetOf,
   ok,
@@ -17,7 +16,7 @@ import { roles } from '../domain/guards.js'
 import { removeCollection } from '../domain/lifecycle.js'
 import { fullView, publicView } from '../domain/views.js'
 import { writeCollection } from '../domain/write-collection.js'
-import { collectionNotFound } from '../errors.js'
+import { collectionNotFound, notAllowed } from '../errors.js'
 import {
   AddressCollectionsQuery,
   AddressParams,
@@ -89,7 +88,7 @@ export const collectionRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
       const address = request.params.address.toLowerCase()
       const caller = request.signer!
       if (caller !== address && !ctx.committee.has(caller)) {
-        throw new ForbiddenError("Only that address or a committee member may list an address's collections")
+        throw notAllowed('that address or a committee member', "list an address's collections")
       }
       const query = request.query
       const { rows, total } = await listCollections(

@@ -1,7 +1,6 @@
 import {
   Envelope,
   errorResponses,
-  ForbiddenError,
   NoContent,
   offsetOf,
   ok,
@@ -13,6 +12,7 @@ import { Type } from '@sinclair/typebox'
 import type { Context } from '../context.js'
 import { listPendingCurations } from '../db/reviews.js'
 import { decideReview, requestReview, reviewsOf, setForumThread } from '../domain/review.js'
+import { notAllowed } from '../errors.js'
 import { CollectionParams } from '../schemas/collection.js'
 import {
   Curation,
@@ -22,7 +22,7 @@ import {
   PendingCurationsQuery,
 } from '../schemas/review.js'
 
-/** The committee's review (issue 17): curation records, decisions and the forum thread. */
+/** The committee's review: curation records, decisions and the forum thread. */
 export const reviewRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
   app.post(
     '/collections/:id/curations',
@@ -66,8 +66,7 @@ export const reviewRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
       },
     },
     async (request) => {
-      if (!ctx.committee.has(request.signer!))
-        throw new ForbiddenError('Only committee members may list pending reviews')
+      if (!ctx.committee.has(request.signer!)) throw notAllowed('committee members', 'list pending reviews')
       const { q, page, limit } = request.query
       const { rows, total } = await listPendingCurations(
         ctx.sql,

@@ -68,7 +68,7 @@ export const Paging = Type.Object({
   limit: PageQuery.properties.limit,
 })
 
-/** The review filters of both collection lists (issue 17). */
+/** The review filters of both collection lists. */
 const ReviewFilters = {
   is_approved: Type.Optional(Type.Boolean({ description: 'Approved by the committee (or on chain)' })),
   reviewed: Type.Optional(Type.Boolean({ description: 'Decided at least once (`reviewed_at` set)' })),

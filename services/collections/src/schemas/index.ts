@@ -1,3 +1,4 @@
+export * from './cheque.js'
 export * from './collection.js'
 export * from './fields.js'
 export * from './item.js'

@@ -1,0 +1,83 @@
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createTestDatabase, type TestDatabase } from '../src/testing/index.js'
+
+const script = fileURLToPath(new URL('./fixtures/logging-server.ts', import.meta.url))
+let db: TestDatabase
+
+beforeAll(async () => {
+  db = await createTestDatabase()
+})
+afterAll(async () => {
+  await db?.drop()
+})
+
+interface Line {
+  level: number
+  msg: string
+  address?: string
+  req?: { url?: string }
+  res?: { statusCode?: number }
+}
+
+/** Starts the service at this level, sends the requests, stops it and answers every line it logged. */
+async function linesOf(level: 'info' | 'debug', paths: string[]): Promise<Line[]> {
+  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+    env: { ...process.env, DATABASE_URL: db.url, LOG_LEVEL: level },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+  let output = ''
+  const exited = once(child, 'exit')
+  try {
+    const address = await new Promise<string>((resolve, reject) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        output += chunk.toString()
+        const match = /"address":"([^"]+)"/.exec(output)
+        if (match) resolve(match[1]!)
+      })
+      child.once('exit', (code) => reject(new Error(`server exited early with ${code}: ${output}`)))
+    })
+    for (const path of paths) expect((await fetch(`${address}${path}`)).status).toBe(200)
+  } finally {
+    child.kill('SIGTERM')
+    await exited
+  }
+  return output
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Line)
+}
+
+const urlOf = (line: Line) => line.req?.url
+const requestLines = (lines: Line[], url: string) =>
+  lines.filter((line) => line.msg === 'incoming request' && urlOf(line) === url)
+
+describe('what the log shows', () => {
+  it('one start-up line, the requests people send, and no health probe at info', async () => {
+    const lines = await linesOf('info', ['/health/live', '/health/ready', '/hello'])
+    const startUp = lines.filter((line) => /listening/i.test(line.msg))
+    expect(startUp).toHaveLength(1)
+    expect(startUp[0]).toMatchObject({
+      msg: 'listening',
+      address: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
+    })
+    expect(requestLines(lines, '/hello')).toHaveLength(1)
+    expect(lines.filter((line) => line.msg === 'request completed')).toHaveLength(1)
+    expect(requestLines(lines, '/health/live')).toEqual([])
+    expect(requestLines(lines, '/health/ready')).toEqual([])
+  })
+
+  it('logs the health probes at debug', async () => {
+    const lines = await linesOf('debug', ['/health/live', '/health/ready', '/hello'])
+    for (const url of ['/health/live', '/health/ready']) {
+      const probe = requestLines(lines, url)
+      expect(probe).toHaveLength(1)
+      expect(probe[0]!.level).toBe(20)
+    }
+    expect(requestLines(lines, '/hello')[0]!.level).toBe(30)
+    const completed = lines.filter((line) => line.msg === 'request completed')
+    expect(completed.map((line) => line.level).sort()).toEqual([20, 20, 30])
+  })
+})
