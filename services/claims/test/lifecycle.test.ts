@@ -74,7 +74,8 @@ describe('status lifecycle', () => {
     const { claim: won } = await newClaim()
     await adminPatch(won.id, { status: 'successful' })
     const { claim: lost } = await newClaim()
-    await adminPatch(lost.id, { status: 'failed' })
+    await expire(t.db, lost.id)
+    expect((await adminPatch(lost.id, { status: 'failed' })).statusCode).toBe(200)
 
     const refusals = [
       await ownerPatch(alice, won.id, { transaction_hash: txHash() }),
@@ -132,8 +133,19 @@ describe('status lifecycle', () => {
     expect(await read(alice, claim.id)).toEqual(one)
   })
 
-  it('operator can fail a claimed claim, which frees its rewards', async () => {
+  it('without an RPC URL the operator fails a claim only once it expired: before, 409 voucher_live', async () => {
     const { claim, rewardId } = await newClaim()
+    const early = await adminPatch(claim.id, { status: 'failed' })
+    expect(early.statusCode).toBe(409)
+    expect(early.json()).toMatchObject({ ok: false, code: 'voucher_live', data: { reason: 'not_expired' } })
+    expect((await createClaim(t.app, alice, [rewardId])).body).toMatchObject({
+      code: 'reward_already_claimed',
+    })
+    // a pending claim too: its voucher may still be redeemed
+    await ownerPatch(alice, claim.id, { transaction_hash: txHash() })
+    expect((await adminPatch(claim.id, { status: 'failed' })).json().code).toBe('voucher_live')
+    await t.db
+      .sql`update claim_transactions set expires_at = now() - interval '1 second' where id = ${claim.id}`
     const failed = await adminPatch(claim.id, { status: 'failed' })
     expect(failed.json().data.status).toBe('failed')
     expect((await createClaim(t.app, alice, [rewardId])).status).toBe(201)
