@@ -1,9 +1,11 @@
 import { chainTestsSkipReason } from '@genesis/contracts'
+import { Wallet } from 'ethers'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../../src/app.js'
 import { createDispenserChain } from '../../src/chain/dispenser.js'
 import { loadConfig } from '../../src/config.js'
 import { type ChainFixture, expiresAtOf, startChainFixture, unknownHash } from './fixture.js'
+import { signedRequest } from './service.js'
 
 const skip = chainTestsSkipReason()
 const CONFIRMATIONS = 3
@@ -282,6 +284,48 @@ describe.skipIf(skip)('exactly once on chain (anvil)', () => {
     await f.mine(CONFIRMATIONS)
     expect(await reconciler.tick()).toMatchObject({ successful: 1 })
     expect(await f.mints(claim.id)).toBe(1)
+  })
+
+  it('a reported transfer to another address, or a hash the node never saw (past the grace period), proves nothing: back to claimed', async () => {
+    const nina = await f.fundedUser()
+    const transferred = await f.claimFor(nina)
+    const transfer = await nina.wallet.sendTransaction({ to: Wallet.createRandom().address, value: 1n })
+    await transfer.wait()
+    await f.report(nina, transferred.claim, transfer.hash)
+    const unknown = await f.claimFor(nina)
+    await f.report(nina, unknown.claim, unknownHash())
+
+    // within the grace period an unknown hash may still be on its way
+    expect(await f.reconciler().tick()).toMatchObject({ returned: 1 })
+    expect((await f.read(nina, transferred.claim)).status).toBe('claimed')
+    expect((await f.read(nina, unknown.claim)).status).toBe('pending')
+    expect(await f.reconciler({ graceS: 0 }).tick()).toMatchObject({ returned: 1 })
+    expect((await f.read(nina, unknown.claim)).status).toBe('claimed')
+    for (const { rewardIds } of [transferred, unknown]) {
+      expect((await f.create(nina, rewardIds)).body.code).toBe('reward_already_claimed')
+    }
+  })
+
+  it('leaves chains without an RPC URL alone, even for a hash the watched node knows', async () => {
+    const otto = await f.fundedUser()
+    const onAnvil = await f.claimFor(otto)
+    const sent = await f.send(otto, onAnvil.claim)
+    const reward = {
+      id: crypto.randomUUID(),
+      user: otto.address,
+      chain_id: '1',
+      contract: f.d.rewardsDispenser,
+      item_id: '1',
+    }
+    expect(
+      (await signedRequest(f.svc.url, 'admin', 'POST', '/api/rewards', { rewards: [reward] })).status,
+    ).toBe(201)
+    const elsewhere = (await f.create(otto, [reward.id])).body.data
+    await f.report(otto, elsewhere, sent.hash)
+    await f.mine(CONFIRMATIONS)
+    await f.reconciler({ graceS: 0 }).tick()
+    expect((await f.read(otto, elsewhere)).status).toBe('pending')
+    expect((await f.read(otto, onAnvil.claim)).status).toBe('successful')
   })
 
   // Last: it moves the node's clock past every voucher issued so far.
