@@ -2,7 +2,17 @@ import { randomBytes } from 'node:crypto'
 import { createIdentity, type Identity, signedInject } from '@genesis/common/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { sweep } from '../src/jobs/sweeper.js'
-import { admin, claimOf, createClaim, expire, grantMany, setUp, type TestContext } from './helpers.js'
+import {
+  ADMIN_TOKEN,
+  admin,
+  CONTRACT,
+  claimOf,
+  createClaim,
+  expire,
+  grantMany,
+  setUp,
+  type TestContext,
+} from './helpers.js'
 
 let t: TestContext
 let alice: Identity
@@ -194,6 +204,48 @@ describe('status lifecycle', () => {
         payload: { status: 'failed' },
       })
       expect(wrong.statusCode).toBe(401)
+      expect((await read(alice, claim.id)).status).toBe('claimed')
+    })
+
+    // Mutation guarded: adminTokenMatches (routes/caller.ts) reduced to comparing lengths
+    // (`expected.length === presented.length`) → a wrong token of the right length would be the operator.
+    it('a wrong admin token of the right length is 401, on every operator route', async () => {
+      const { claim } = await newClaim()
+      const sameLength = [
+        ADMIN_TOKEN.slice(0, -1) + (ADMIN_TOKEN.endsWith('f') ? 'e' : 'f'),
+        'x'.repeat(ADMIN_TOKEN.length),
+        ADMIN_TOKEN.toUpperCase(),
+      ]
+      for (const token of sameLength) {
+        expect(token).toHaveLength(ADMIN_TOKEN.length)
+        expect(token).not.toBe(ADMIN_TOKEN)
+        const headers = { authorization: `Bearer ${token}` }
+        const patch = await t.app.inject({
+          method: 'PATCH',
+          url: `/api/claim-transactions/${claim.id}`,
+          headers,
+          payload: { status: 'successful' },
+        })
+        expect(patch.statusCode).toBe(401)
+        expect(patch.json()).toMatchObject({
+          ok: false,
+          code: 'unauthorized',
+          data: { reason: 'invalid_token' },
+        })
+        const granted = await t.app.inject({
+          method: 'POST',
+          url: '/api/rewards',
+          headers,
+          payload: { rewards: [{ user: alice.address, chain_id: '137', contract: CONTRACT, item_id: '9' }] },
+        })
+        expect(granted.statusCode).toBe(401)
+        const listed = await t.app.inject({
+          method: 'GET',
+          url: `/api/rewards?user=${alice.address}`,
+          headers,
+        })
+        expect(listed.statusCode).toBe(401)
+      }
       expect((await read(alice, claim.id)).status).toBe('claimed')
     })
 
