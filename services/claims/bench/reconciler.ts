@@ -111,9 +111,9 @@ try {
     where id in (select id from claim_transactions where status = 'claimed' limit ${EXPIRED})`
   const expired = await measure(`tick with ${EXPIRED} expired (claimed() batches)`)
   if (expired.report.failed !== EXPIRED) throw new Error(`expected ${EXPIRED} failed`)
-  const [{ live }] = await sql<{ live: number }[]>`
+  const [after] = await sql<{ live: number }[]>`
     select count(*)::int as live from claim_transactions where status in ('claimed', 'pending')`
-  log(`after: ${live} live claims`)
+  log(`after: ${after?.live} live claims`)
 } finally {
   chain.destroy()
   await db.drop()

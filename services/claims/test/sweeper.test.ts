@@ -127,8 +127,8 @@ describe('in production, a grant needs the chain watched', () => {
       code: 'chain_not_configured',
       data: { chain_ids: ['137'] },
     })
-    const [{ n }] = await production.db.sql<{ n: number }[]>`select count(*)::int as n from rewards`
-    expect(n).toBe(0)
+    const [count] = await production.db.sql<{ n: number }[]>`select count(*)::int as n from rewards`
+    expect(count?.n).toBe(0)
     expect((await grantOn(['80002'])).statusCode).toBe(201)
   })
 })
