@@ -50,7 +50,7 @@ function failureCounter(registry: Registry | undefined): Counter<'chain_id'> | u
   if (!counter) {
     counter = new Counter({
       name: 'claims_reconciler_rpc_failures_total',
-      help: 'Reconciler ticks of a chain that stopped on an RPC error (nothing freed or marked from them)',
+      help: 'Reconciler ticks of a chain that stopped on an error, the node down or slow (nothing decided from them)',
       labelNames: ['chain_id'],
       registers: [registry],
     })
