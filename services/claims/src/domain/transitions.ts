@@ -93,10 +93,10 @@ export async function changeClaim(
 ): Promise<ClaimRow> {
   const target = targetOf(actor, change)
   const transactionHash = change.transaction_hash?.toLowerCase()
-  const before = await findClaim(sql, id)
-  if (!before || (actor.kind === 'user' && before.user !== actor.address)) throw claimNotFound(id)
-  if (actor.kind === 'admin' && !isNoOp(before, target, transactionHash)) {
-    await refuseWithoutProof(chains, before, target)
+  if (actor.kind === 'admin') {
+    const before = await findClaim(sql, id)
+    if (!before) throw claimNotFound(id)
+    if (!isNoOp(before, target, transactionHash)) await refuseWithoutProof(chains, before, target)
   }
   try {
     return await sql.begin(async (tx) => {
