@@ -1,8 +1,10 @@
 import { type App, type AppOptions, createApp, servicePackage } from '@genesis/common'
+import type { DispenserChain } from './chain/dispenser.js'
 import type { Config } from './config.js'
 import { type Context, createContext } from './context.js'
 import { packageRoot } from './paths.js'
 import { routes } from './routes/index.js'
+import { CHAIN_IDS } from './schemas/primitives.js'
 
 /** Its name, version and description, as package.json gives them. */
 export const SERVICE = servicePackage(packageRoot)
@@ -12,6 +14,9 @@ export async function buildApp({ sql, config, logger, context }: AppOptions<Conf
   const ctx = await createContext(sql, config, context)
   const app = await createApp({ ...SERVICE, sql, logger, config })
   await app.register(routes, { prefix: '/api', ctx })
+  // providers this app made are its own to close; handed-in ones belong to the caller
+  if (!context?.chains) app.addHook('onClose', async () => destroyChains(ctx.chains))
+  logUnwatchedChains(app, ctx)
   // the address to configure on the contract, and where its key came from
   app.log.info(
     { signer: ctx.signer.address, ...ctx.signerKey },
@@ -26,4 +31,23 @@ export async function buildApp({ sql, config, logger, context }: AppOptions<Conf
     )
   }
   return app
+}
+
+export function destroyChains(chains: Map<string, DispenserChain>) {
+  for (const chain of chains.values()) chain.destroy()
+}
+
+/**
+ * One line per chain of the accepted list without an RPC URL: its claims are freed by the clock, so a
+ * voucher redeemed and never reported could be minted twice (granting there is refused in production).
+ */
+function logUnwatchedChains(app: App, ctx: Context) {
+  for (const chainId of CHAIN_IDS) {
+    if (ctx.chains.has(chainId)) continue
+    app.log.info(
+      { chainId, production: ctx.config.NODE_ENV === 'production' },
+      `claims: no RPC_URL_${chainId}: claims on chain ${chainId} are freed at expires_at without looking at the chain` +
+        (ctx.config.NODE_ENV === 'production' ? ' (grants on it are refused)' : ' (development only)'),
+    )
+  }
 }

@@ -22,8 +22,14 @@ export const configSchema = Type.Composite([
     ),
     CLAIM_TTL_S: Type.Integer({ minimum: 10, maximum: 30 * 86_400, default: 3600 }),
     RECONCILE_INTERVAL_MS: Type.Integer({ minimum: 100, default: 15_000 }),
-    /** A pending claim with no receipt this long after its expiry can no longer succeed: failed. */
+    /** A reported hash the node still does not know after this long sends its claim back to claimed. */
     RECONCILE_GRACE_S: Type.Integer({ minimum: 0, default: 600 }),
+    CLAIMS_CONFIRMATIONS: Type.Integer({
+      minimum: 0,
+      maximum: 10_000,
+      default: 12,
+      description: 'How deep a block must be before a redemption (or a voucher past expiry) in it counts',
+    }),
     SWEEP_INTERVAL_MS: Type.Integer({ minimum: 100, default: 60_000 }),
   }),
 ])

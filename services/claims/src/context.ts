@@ -1,4 +1,5 @@
 import type { Sql } from '@genesis/common'
+import { createDispenserChains, type DispenserChain } from './chain/dispenser.js'
 import { loadSignerKey, type SignerKey } from './chain/signer-key.js'
 import { createVoucherSigner, type VoucherSigner } from './chain/voucher.js'
 import type { Config } from './config.js'
@@ -14,6 +15,8 @@ export interface Context {
   signerKey?: { source: SignerKey['source']; keyFile?: string }
   /** The operator's bearer token (CLAIMS_ADMIN_TOKEN, or the development one); `token` undefined: admin calls are 401. */
   admin: AdminToken
+  /** chain_id → its dispenser reads, for each RPC_URL_<chain_id>; a chain absent here is unwatched. */
+  chains: Map<string, DispenserChain>
 }
 
 /**
@@ -30,7 +33,9 @@ export async function createContext(
     ? { signer: overrides.signer, signerKey: overrides.signerKey }
     : await signerFromConfig(config)
   const admin = overrides.admin ?? (await adminTokenOf(config))
-  return { ...overrides, sql, config, ...signing, admin }
+  const chains =
+    overrides.chains ?? createDispenserChains(config.rpcUrls, { confirmations: config.CLAIMS_CONFIRMATIONS })
+  return { ...overrides, sql, config, ...signing, admin, chains }
 }
 
 async function signerFromConfig(config: Config): Promise<Pick<Context, 'signer' | 'signerKey'>> {

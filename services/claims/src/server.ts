@@ -1,9 +1,10 @@
 import { openService, runService } from '@genesis/common'
-import { buildApp, SERVICE } from './app.js'
+import { buildApp, destroyChains, SERVICE } from './app.js'
+import { createDispenserChains } from './chain/dispenser.js'
 import { loadConfig } from './config.js'
 import { CLAIMS_DB_SETTINGS } from './db/settings.js'
 import { startPeriodic } from './jobs/periodic.js'
-import { createProviders, createReconciler } from './jobs/reconciler.js'
+import { createReconciler } from './jobs/reconciler.js'
 import { sweep } from './jobs/sweeper.js'
 import { migrationsDir } from './paths.js'
 
@@ -13,25 +14,31 @@ const { config, logger, db } = await openService({
   migrationsDir,
   settings: CLAIMS_DB_SETTINGS,
 })
-const app = await buildApp({ sql: db.sql, config, logger })
+const chains = createDispenserChains(config.rpcUrls, { confirmations: config.CLAIMS_CONFIRMATIONS })
+const app = await buildApp({ sql: db.sql, config, logger, context: { chains } })
 
 const sweeper = startPeriodic('sweeper', config.SWEEP_INTERVAL_MS, () => sweep(db.sql), logger)
-const providers = createProviders(config.rpcUrls)
 const reconciler = createReconciler({
   sql: db.sql,
-  providers,
+  chains,
   logger,
   graceS: config.RECONCILE_GRACE_S,
+  metrics: app.metrics,
 })
 const reconciling = startPeriodic('reconciler', config.RECONCILE_INTERVAL_MS, () => reconciler.tick(), logger)
-if (providers.size > 0) logger.info({ chains: [...providers.keys()] }, 'reconciler: watching pending claims')
+if (chains.size > 0) {
+  logger.info(
+    { chains: [...chains.keys()], confirmations: config.CLAIMS_CONFIRMATIONS },
+    'reconciler: watching the claims of these chains',
+  )
+}
 
 await runService({
   app,
   config,
   onClose: async () => {
     await Promise.all([sweeper.stop(), reconciling.stop()])
-    for (const provider of providers.values()) provider.destroy()
+    destroyChains(chains)
     await db.close()
   },
 })

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startTestService } from '@genesis/common/testing'
 import { Wallet } from 'ethers'
+import type { FastifyBaseLogger } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../src/app.js'
 import { createVoucherSigner } from '../src/chain/voucher.js'
@@ -69,6 +70,50 @@ describe('buildApp', () => {
     } finally {
       await service.close()
       await rm(dataDir, { recursive: true, force: true })
+    }
+  })
+})
+
+describe('start-up', () => {
+  it('logs one line for each accepted chain without an RPC URL, and none for a watched chain', async () => {
+    const lines: { obj: Record<string, unknown>; msg: string }[] = []
+    const record = (obj: unknown, msg?: string) => {
+      if (typeof obj === 'object' && obj !== null)
+        lines.push({ obj: obj as Record<string, unknown>, msg: msg ?? '' })
+      else lines.push({ obj: {}, msg: String(obj) })
+    }
+    const logger = {
+      level: 'info',
+      info: record,
+      warn: record,
+      error: record,
+      fatal: record,
+      debug: () => {},
+      trace: () => {},
+      silent: () => {},
+      child: () => logger,
+    } as unknown as FastifyBaseLogger
+    const service = await startTestService({
+      migrationsDir,
+      settings: CLAIMS_DB_SETTINGS,
+      build: (sql) =>
+        buildApp({
+          sql,
+          logger,
+          config: loadConfig({
+            CLAIMS_ADMIN_TOKEN: 'operator-token-0123456789',
+            CLAIMS_SIGNER_PRIVATE_KEY: Wallet.createRandom().privateKey,
+            NODE_ENV: 'production',
+            RPC_URL_80002: 'http://127.0.0.1:1',
+          }),
+        }),
+    })
+    try {
+      const unwatched = lines.filter((l) => l.msg.includes('no RPC_URL_')).map((l) => l.obj.chainId)
+      expect(unwatched).toEqual(['1', '3', '4', '5', '42', '137', '80001', '11155111'])
+      expect(lines.find((l) => l.obj.chainId === '137')?.msg).toMatch(/grants on it are refused/)
+    } finally {
+      await service.close()
     }
   })
 })

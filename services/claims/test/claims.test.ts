@@ -8,6 +8,7 @@ import {
   CONTRACT,
   claimOf,
   createClaim,
+  expire,
   grant,
   grantMany,
   OTHER_CONTRACT,
@@ -278,7 +279,8 @@ describe('POST /api/claim-transactions', () => {
       const create = () => sendCreate(headers, [reward!.id])
       const first = await create()
       expect(first.statusCode).toBe(201)
-      // the claim fails (admin), so the reward could be claimed again: only by a new request
+      // the claim expires and fails (admin), so the reward could be claimed again: only by a new request
+      await expire(t.db, first.json().data.id)
       const failed = await t.app.inject({
         method: 'PATCH',
         url: `/api/claim-transactions/${first.json().data.id}`,

@@ -3,10 +3,11 @@ import { describe, expect, it } from 'vitest'
 import { loadConfig, parseRpcUrls } from '../src/config.js'
 
 describe('configuration', () => {
-  it('has the defaults of DESIGN §4', () => {
+  it('has the documented defaults', () => {
     const config = loadConfig({})
     expect(config.PORT).toBe(3001)
     expect(config.CLAIM_TTL_S).toBe(3600)
+    expect(config.CLAIMS_CONFIRMATIONS).toBe(12)
     expect(config.CLAIMS_ADMIN_TOKEN).toBeUndefined()
     expect(config.rpcUrls.size).toBe(0)
   })
@@ -31,6 +32,7 @@ describe('configuration', () => {
         CLAIMS_ADMIN_TOKEN: 'short',
         RPC_URL_999: 'https://x',
         RPC_URL_5: 'ftp://x',
+        CLAIMS_CONFIRMATIONS: '-1',
       })
     } catch (e) {
       error = e
@@ -41,5 +43,6 @@ describe('configuration', () => {
     expect(problems).toMatch(/CLAIMS_ADMIN_TOKEN/)
     expect(problems).toMatch(/RPC_URL_999: chain "999"/)
     expect(problems).toMatch(/RPC_URL_5: must be an http\(s\) URL/)
+    expect(problems).toMatch(/CLAIMS_CONFIRMATIONS/)
   })
 })

@@ -25,15 +25,17 @@ export interface TestContext extends TestService {
 
 /** The service on a fresh database, configured as from the environment (the signer key included). */
 export async function setUp(
-  options: { claimTtlS?: number; adminToken?: string | undefined } = {},
+  options: { claimTtlS?: number; adminToken?: string | undefined; env?: Record<string, string> } = {},
 ): Promise<TestContext> {
   const signerWallet = Wallet.createRandom() as unknown as Wallet
   const config = loadConfig({
     CLAIMS_SIGNER_PRIVATE_KEY: signerWallet.privateKey,
     CLAIMS_ADMIN_TOKEN: 'adminToken' in options ? options.adminToken : ADMIN_TOKEN,
     CLAIM_TTL_S: String(options.claimTtlS ?? 3600),
-    // a deployment: no development admin token stands in for a missing CLAIMS_ADMIN_TOKEN
-    NODE_ENV: 'production',
+    // with the token left out, a deployment: no development admin token stands in for it (production
+    // otherwise refuses grants on the chains without an RPC URL, which these tests use)
+    ...('adminToken' in options && options.adminToken === undefined ? { NODE_ENV: 'production' } : {}),
+    ...options.env,
   })
   const service = await startTestService({
     migrationsDir,

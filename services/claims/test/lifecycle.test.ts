@@ -2,7 +2,17 @@ import { randomBytes } from 'node:crypto'
 import { createIdentity, type Identity, signedInject } from '@genesis/common/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { sweep } from '../src/jobs/sweeper.js'
-import { admin, claimOf, createClaim, expire, grantMany, setUp, type TestContext } from './helpers.js'
+import {
+  ADMIN_TOKEN,
+  admin,
+  CONTRACT,
+  claimOf,
+  createClaim,
+  expire,
+  grantMany,
+  setUp,
+  type TestContext,
+} from './helpers.js'
 
 let t: TestContext
 let alice: Identity
@@ -74,7 +84,8 @@ describe('status lifecycle', () => {
     const { claim: won } = await newClaim()
     await adminPatch(won.id, { status: 'successful' })
     const { claim: lost } = await newClaim()
-    await adminPatch(lost.id, { status: 'failed' })
+    await expire(t.db, lost.id)
+    expect((await adminPatch(lost.id, { status: 'failed' })).statusCode).toBe(200)
 
     const refusals = [
       await ownerPatch(alice, won.id, { transaction_hash: txHash() }),
@@ -132,8 +143,19 @@ describe('status lifecycle', () => {
     expect(await read(alice, claim.id)).toEqual(one)
   })
 
-  it('operator can fail a claimed claim, which frees its rewards', async () => {
+  it('without an RPC URL the operator fails a claim only once it expired: before, 409 voucher_live', async () => {
     const { claim, rewardId } = await newClaim()
+    const early = await adminPatch(claim.id, { status: 'failed' })
+    expect(early.statusCode).toBe(409)
+    expect(early.json()).toMatchObject({ ok: false, code: 'voucher_live', data: { reason: 'not_expired' } })
+    expect((await createClaim(t.app, alice, [rewardId])).body).toMatchObject({
+      code: 'reward_already_claimed',
+    })
+    // a pending claim too: its voucher may still be redeemed
+    await ownerPatch(alice, claim.id, { transaction_hash: txHash() })
+    expect((await adminPatch(claim.id, { status: 'failed' })).json().code).toBe('voucher_live')
+    await t.db
+      .sql`update claim_transactions set expires_at = now() - interval '1 second' where id = ${claim.id}`
     const failed = await adminPatch(claim.id, { status: 'failed' })
     expect(failed.json().data.status).toBe('failed')
     expect((await createClaim(t.app, alice, [rewardId])).status).toBe(201)
@@ -182,6 +204,48 @@ describe('status lifecycle', () => {
         payload: { status: 'failed' },
       })
       expect(wrong.statusCode).toBe(401)
+      expect((await read(alice, claim.id)).status).toBe('claimed')
+    })
+
+    // Mutation guarded: adminTokenMatches (routes/caller.ts) reduced to comparing lengths
+    // (`expected.length === presented.length`) → a wrong token of the right length would be the operator.
+    it('a wrong admin token of the right length is 401, on every operator route', async () => {
+      const { claim } = await newClaim()
+      const sameLength = [
+        ADMIN_TOKEN.slice(0, -1) + (ADMIN_TOKEN.endsWith('f') ? 'e' : 'f'),
+        'x'.repeat(ADMIN_TOKEN.length),
+        ADMIN_TOKEN.toUpperCase(),
+      ]
+      for (const token of sameLength) {
+        expect(token).toHaveLength(ADMIN_TOKEN.length)
+        expect(token).not.toBe(ADMIN_TOKEN)
+        const headers = { authorization: `Bearer ${token}` }
+        const patch = await t.app.inject({
+          method: 'PATCH',
+          url: `/api/claim-transactions/${claim.id}`,
+          headers,
+          payload: { status: 'successful' },
+        })
+        expect(patch.statusCode).toBe(401)
+        expect(patch.json()).toMatchObject({
+          ok: false,
+          code: 'unauthorized',
+          data: { reason: 'invalid_token' },
+        })
+        const granted = await t.app.inject({
+          method: 'POST',
+          url: '/api/rewards',
+          headers,
+          payload: { rewards: [{ user: alice.address, chain_id: '137', contract: CONTRACT, item_id: '9' }] },
+        })
+        expect(granted.statusCode).toBe(401)
+        const listed = await t.app.inject({
+          method: 'GET',
+          url: `/api/rewards?user=${alice.address}`,
+          headers,
+        })
+        expect(listed.statusCode).toBe(401)
+      }
       expect((await read(alice, claim.id)).status).toBe('claimed')
     })
 

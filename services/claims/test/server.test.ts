@@ -85,7 +85,8 @@ describe('server entry', () => {
       source: 'file',
     })
     expect(await stop(second.child)).toBe(0)
-  })
+    // two process starts (tsx, imports, migrations): on a loaded 2-core machine one takes ~20 s
+  }, 120_000)
 
   it('refuses to start with a bad configuration, naming every bad variable', async () => {
     await expect(startServer({ CLAIM_TTL_S: 'soon', RPC_URL_12: 'https://x' })).rejects.toThrow(

@@ -1,4 +1,4 @@
--- Claims service, initial schema (DESIGN §4).
+-- Claims service, initial schema.
 -- A reward points at its most recent claim; whether that claim still holds it ("live") depends on the
 -- clock, so liveness is computed on read (claim_is_live) and never stored.
 

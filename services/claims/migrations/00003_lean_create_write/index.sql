@@ -1,5 +1,5 @@
 -- The create's one write statement (src/db/claim-transactions.ts insertClaim) carried costs that bought
--- nothing the service does not already guarantee; measured under load, the first two were a third of
+-- nothing the service does not already guarantee; measured under load (BENCHMARKS.md), the first two were a large share of
 -- PostgreSQL's CPU per create.
 --
 -- 1. The foreign key from a reward's pointer to its claim. Each pointer update ran the key's check, a

@@ -10,7 +10,7 @@ import {
   toUtf8Bytes,
 } from 'ethers'
 
-/** EIP-712 domain name and version of the RewardsDispenser contract (DESIGN §4). */
+/** EIP-712 domain name and version of the RewardsDispenser contract (its constructor's EIP712 name and version). */
 export const VOUCHER_DOMAIN_NAME = 'RewardsDispenser'
 export const VOUCHER_DOMAIN_VERSION = '1'
 
@@ -95,8 +95,8 @@ function writeUint256(target: Buffer, offset: number, value: string | number) {
  * Signs claim vouchers with the service key: the same digest as TypedDataEncoder, the same signature as
  * Wallet.signTypedData and the same calldata as Interface.encodeFunctionData (the tests compare all
  * three), but encoded by hand for this one fixed shape, straight into the calldata's bytes: the voucher's
- * words are hashed where they lie. ethers' generic encoders and its JavaScript Keccak cost ~0.3 ms a
- * voucher; each domain separator is built once.
+ * words are hashed where they lie: ethers' generic encoders and its JavaScript Keccak were most of a
+ * create's CPU (BENCHMARKS.md); each domain separator is built once.
  *
  * calldata = selector ‖ offset of the tuple (0x40) ‖ offset of the signature
  *          ‖ tuple: claimId ‖ beneficiary ‖ offset of itemIds in the tuple (0x80) ‖ expiresAt ‖ itemIds (length, words)

@@ -42,6 +42,8 @@ export interface NewClaim {
   transactionPayloadHash: string
   rewards: string[]
   expiresAt: Date
+  /** A claim of a watched chain is freed only by the reconciler, never by the clock (default: not watched). */
+  watched?: boolean | undefined
   idempotency?: { key: string; requestHash: string } | undefined
   /** The signed-fetch signature of the request, recorded against replays in the same statement. */
   usedSignature?: UsedSignature | undefined
@@ -85,9 +87,9 @@ export async function insertClaim(sql: Sql, claim: NewClaim): Promise<InsertedCl
       select count(*) filter (where "user" = ${claim.user}) as n from rewards where id = any(${claim.rewards}::uuid[])
     ), claim as (
       insert into claim_transactions
-        (id, "user", chain_id, contract, transaction_payload, transaction_payload_hash, rewards, expires_at)
+        (id, "user", chain_id, contract, transaction_payload, transaction_payload_hash, rewards, expires_at, watched)
       select ${claim.id}, ${claim.user}, ${claim.chainId}, ${claim.contract}, ${claim.transactionPayload},
-        ${claim.transactionPayloadHash}, ${claim.rewards}::uuid[], ${claim.expiresAt}
+        ${claim.transactionPayloadHash}, ${claim.rewards}::uuid[], ${claim.expiresAt}, ${claim.watched ?? false}
       where exists (select from used) and (select n from owned) = ${claim.rewards.length}
       returning *
     ), taken as (
@@ -133,7 +135,7 @@ export async function listClaims(
 export async function lockClaim(sql: Queryable, id: string): Promise<ClaimRow | undefined> {
   const [row] = await sql<ClaimRow[]>`
     select id, "user", chain_id, contract, transaction_payload, transaction_payload_hash,
-      case when status = 'claimed' and expires_at <= now() then 'failed' else status end as status,
+      case when status = 'claimed' and not watched and expires_at <= now() then 'failed' else status end as status,
       transaction_hash, rewards, expires_at, created_at, updated_at
     from claim_transactions where id = ${id}
     for update`
@@ -151,4 +153,12 @@ export async function setClaimStatus(
       updated_at = now()
     where id = ${id}`
   return (await findClaim(sql, id))!
+}
+
+/** Unwatched claims that expired while `claimed`: reads already show them failed; this writes it down. */
+export async function failExpiredUnwatched(sql: Queryable): Promise<number> {
+  const result = await sql`
+    update claim_transactions set status = 'failed', updated_at = greatest(updated_at, expires_at)
+    where status = 'claimed' and not watched and expires_at <= now()`
+  return result.count
 }

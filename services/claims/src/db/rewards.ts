@@ -61,7 +61,7 @@ export async function rewardsToClaim(sql: Queryable, ids: string[]): Promise<Rew
           (
             await sql<{ id: string }[]>`
               select id from claim_transactions
-              where id = any(${pointed}::uuid[]) and claim_is_live(status, expires_at)`
+              where id = any(${pointed}::uuid[]) and claim_is_live(status, expires_at, watched)`
           ).map((claim) => claim.id),
         )
   return rewards.map((reward) => ({

@@ -1,12 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto'
-import {
-  BadRequestError,
-  HttpError,
-  replayRefused,
-  type Sql,
-  signatureUsed,
-  type UsedSignature,
-} from '@genesis/common'
+import { HttpError, replayRefused, type Sql, signatureUsed, type UsedSignature } from '@genesis/common'
 import postgres from 'postgres'
 import type { VoucherSigner } from '../chain/voucher.js'
 import { type ClaimRow, findClaim, insertClaim } from '../db/claim-transactions.js'
@@ -15,6 +8,7 @@ import { rewardsToClaim } from '../db/rewards.js'
 import {
   idempotencyKeyReused,
   mixedRewards,
+  repeatedRewards,
   rewardAlreadyClaimed,
   rewardNotFound,
   rewardsChanged,
@@ -25,6 +19,8 @@ export interface CreateClaimContext {
   signer: VoucherSigner
   /** Seconds from creation to expires_at. */
   ttlS: number
+  /** Whether the service watches a chain (has its RPC URL): only the chain then frees the claim. */
+  watches: (chainId: string) => boolean
 }
 
 export interface CreateClaimRequest {
@@ -56,7 +52,7 @@ const requestHash = (rewardIds: string[]) =>
 const sqlState = (error: unknown) => (error instanceof postgres.PostgresError ? error.code : undefined)
 
 /**
- * DESIGN §4 create. The rewards are read and checked (the caller's, one chain and contract, none in a
+ * The create. The rewards are read and checked (the caller's, one chain and contract, none in a
  * live claim) and the voucher signed before anything is written and without holding a connection; then
  * one statement records the request's signature against replays, locks the rewards, inserts the claim,
  * points the rewards at it and records the Idempotency-Key (insertClaim). A reward that a concurrent create took between the read and the write
@@ -162,6 +158,7 @@ async function create(context: CreateClaimContext, request: CreateClaimRequest):
       transactionPayloadHash: signed.transactionPayloadHash,
       rewards: rewardIds,
       expiresAt: new Date(expiresAt * 1000),
+      watched: context.watches(chainId),
       idempotency,
       usedSignature: request.usedSignature,
     })
@@ -193,11 +190,6 @@ function refuseDuplicates(ids: string[]) {
   const seen = new Set<string>()
   const duplicates = new Set(ids.filter((id) => seen.size === seen.add(id).size))
   if (duplicates.size > 0) {
-    throw new BadRequestError(`body.rewards must not repeat an id: ${[...duplicates].join(', ')}`, {
-      data: {
-        errors: [{ path: 'body.rewards', message: 'must not repeat an id' }],
-        rewards: [...duplicates],
-      },
-    })
+    throw repeatedRewards([...duplicates])
   }
 }

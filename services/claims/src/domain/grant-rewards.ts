@@ -1,16 +1,27 @@
 import { randomUUID } from 'node:crypto'
-import { BadRequestError, type Sql } from '@genesis/common'
+import type { Sql } from '@genesis/common'
 import { findRewards, insertRewards, type NewReward, type RewardRow } from '../db/rewards.js'
-import { rewardIdConflict } from '../errors.js'
+import { chainNotConfigured, invalidRequest, rewardIdConflict } from '../errors.js'
 import { type RewardGrant, UINT256_MAX } from '../schemas/index.js'
+
+export interface GrantPolicy {
+  /** In production, a chain without an RPC URL is refused: nothing could tell its vouchers redeemed. */
+  chainAccepted: (chainId: string) => boolean
+}
 
 /**
  * POST /api/rewards: all or nothing. A grant with a client-chosen id that already exists with the same
  * content is a no-op (safe retry); with different content it is a 409 and nothing is granted.
  */
-export async function grantRewards(sql: Sql, grants: RewardGrant[]): Promise<RewardRow[]> {
+export async function grantRewards(
+  sql: Sql,
+  grants: RewardGrant[],
+  policy: GrantPolicy = { chainAccepted: () => true },
+): Promise<RewardRow[]> {
   const rewards = grants.map(toNewReward)
   refuseInvalid(rewards)
+  const unwatched = [...new Set(rewards.map((r) => r.chainId))].filter((c) => !policy.chainAccepted(c))
+  if (unwatched.length > 0) throw chainNotConfigured(unwatched)
   return sql.begin(async (tx) => {
     const inserted = await insertRewards(tx, rewards)
     const rows = await findRewards(
@@ -48,7 +59,7 @@ function refuseInvalid(rewards: NewReward[]) {
     seen.add(reward.id)
   })
   if (errors.length > 0) {
-    throw new BadRequestError(errors.map((e) => `${e.path} ${e.message}`).join('; '), { data: { errors } })
+    throw invalidRequest(errors)
   }
 }
 

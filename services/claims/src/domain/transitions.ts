@@ -1,6 +1,17 @@
-import { BadRequestError, ForbiddenError, type Sql, uniqueViolation } from '@genesis/common'
-import { type ClaimRow, lockClaim, setClaimStatus } from '../db/claim-transactions.js'
-import { claimNotFound, invalidTransition, transactionHashInUse } from '../errors.js'
+import { type Sql, uniqueViolation } from '@genesis/common'
+import type { DispenserChain, VoucherState } from '../chain/dispenser.js'
+import { type ClaimRow, findClaim, lockClaim, setClaimStatus } from '../db/claim-transactions.js'
+import {
+  chainUnavailable,
+  claimNotFound,
+  invalidTransition,
+  nothingToChange,
+  ownerSetsStatus,
+  pendingNeedsHash,
+  transactionHashInUse,
+  voucherLive,
+  voucherNotRedeemed,
+} from '../errors.js'
 import type { ClaimStatus } from '../schemas/primitives.js'
 
 export type Actor = { kind: 'admin' } | { kind: 'user'; address: string }
@@ -21,21 +32,9 @@ const NEXT: Record<ClaimStatus, readonly ClaimStatus[]> = {
 /** What a change asks for, refused with 400/403 before the claim is even read. */
 export function targetOf(actor: Actor, change: ClaimChange): ClaimStatus {
   const target = change.status ?? (change.transaction_hash !== undefined ? 'pending' : undefined)
-  if (target === undefined) {
-    throw new BadRequestError('Send transaction_hash (the owner) or status (the operator)', {
-      data: { errors: [{ path: 'body', message: 'must have transaction_hash or status' }] },
-    })
-  }
-  if (actor.kind === 'user' && target !== 'pending') {
-    throw new ForbiddenError(
-      `Only the operator may set status "${target}"; the owner reports transaction_hash`,
-    )
-  }
-  if (target === 'pending' && change.transaction_hash === undefined) {
-    throw new BadRequestError('Moving a claim to pending needs its transaction_hash', {
-      data: { errors: [{ path: 'body.transaction_hash', message: 'is required' }] },
-    })
-  }
+  if (target === undefined) throw nothingToChange()
+  if (actor.kind === 'user' && target !== 'pending') throw ownerSetsStatus(target)
+  if (target === 'pending' && change.transaction_hash === undefined) throw pendingNeedsHash()
   return target
 }
 
@@ -46,18 +45,59 @@ function isNoOp(claim: ClaimRow, target: ClaimStatus, transactionHash: string | 
   )
 }
 
+export interface ChangeContext {
+  sql: Sql
+  /** The watched chains; the operator's final statuses on them need the chain's proof. */
+  chains: Map<string, DispenserChain>
+}
+
+/**
+ * An operator's final status obeys the chain: `failed` only once the voucher is dead (expired unredeemed
+ * at a final block), `successful` only once it is redeemed at one. Without the chain's RPC URL, `failed`
+ * waits for expires_at and `successful` is taken on the operator's word. Read before the claim is locked:
+ * both proofs are final, so a change meanwhile cannot make them wrong.
+ */
+async function refuseWithoutProof(
+  chains: Map<string, DispenserChain>,
+  claim: ClaimRow,
+  target: ClaimStatus,
+): Promise<void> {
+  if (target !== 'failed' && target !== 'successful') return
+  if (claim.status === 'successful' || claim.status === 'failed') return
+  const chain = chains.get(claim.chain_id)
+  if (!chain) {
+    if (target === 'failed' && claim.expires_at.getTime() > Date.now()) throw voucherLive('not_expired')
+    return
+  }
+  let state: VoucherState
+  try {
+    state = await chain.voucherState(claim)
+  } catch {
+    throw chainUnavailable(claim.chain_id)
+  }
+  if (target === 'failed' && state !== 'dead') {
+    throw voucherLive(state === 'redeemed' ? 'redeemed' : 'redeemable')
+  }
+  if (target === 'successful' && state !== 'redeemed') throw voucherNotRedeemed()
+}
+
 /**
  * PATCH /api/claim-transactions/:id. The claim is locked while its status is read and changed, so that
  * concurrent changes (owner, operator, reconciler) apply one after the other.
  */
 export async function changeClaim(
-  sql: Sql,
+  { sql, chains }: ChangeContext,
   id: string,
   actor: Actor,
   change: ClaimChange,
 ): Promise<ClaimRow> {
   const target = targetOf(actor, change)
   const transactionHash = change.transaction_hash?.toLowerCase()
+  if (actor.kind === 'admin') {
+    const before = await findClaim(sql, id)
+    if (!before) throw claimNotFound(id)
+    if (!isNoOp(before, target, transactionHash)) await refuseWithoutProof(chains, before, target)
+  }
   try {
     return await sql.begin(async (tx) => {
       const claim = await lockClaim(tx, id)

@@ -1,106 +1,171 @@
 import type { Sql } from '@genesis/common'
-import { JsonRpcProvider, Network, type TransactionReceipt } from 'ethers'
+import { Counter, type Registry } from 'prom-client'
+import { type DispenserChain, receiptRedeems } from '../chain/dispenser.js'
+import {
+  adoptLiveClaims,
+  advanceCursor,
+  expiredLiveClaims,
+  liveContracts,
+  markDead,
+  markRedeemed,
+  pendingClaims,
+  readCursor,
+  returnToClaimed,
+} from '../db/reconciler.js'
 import type { Logger } from './periodic.js'
-
-/** The part of an ethers provider the reconciler uses. */
-export interface ReceiptSource {
-  getTransactionReceipt(hash: string): Promise<TransactionReceipt | null>
-}
 
 export interface ReconcilerOptions {
   sql: Sql
-  /** chain_id → provider; chains without one are left alone. */
-  providers: Map<string, ReceiptSource>
+  /** chain_id → its dispenser reads; chains without one are left alone. */
+  chains: Map<string, DispenserChain>
   logger: Logger
-  /** A pending claim with no matching receipt this long past expires_at can no longer succeed. */
+  /** How long a reported hash the node does not know may stay pending before the claim goes back to claimed. */
   graceS: number
+  /** Where the failure counter is registered (the app's registry); none in tests that do not read it. */
+  metrics?: Registry | undefined
+  /** Most blocks one eth_getLogs covers. */
+  maxBlockRange?: number
+  /** How far back a chain seen for the first time is scanned. */
+  initialLookback?: number
+  /** Most expired or pending claims looked at per chain and tick. */
   batchSize?: number
 }
 
 export interface ReconcileReport {
+  /** Claims whose receipt or voucher was looked at. */
   checked: number
   successful: number
   failed: number
-  /** Receipt lookups that threw (RPC down, …); those claims are retried next tick. */
+  /** Pending claims whose report did not redeem the voucher, back to `claimed`. */
+  returned: number
+  /** Chains whose tick stopped on an RPC error: nothing more was decided for them; retried next tick. */
   errors: number
 }
 
-interface PendingClaim {
-  id: string
-  contract: string
-  transaction_hash: string
-  past_grace: boolean
-}
+const failureCounters = new WeakMap<Registry, Counter<'chain_id'>>()
 
-/**
- * JsonRpcProvider per RPC_URL_<chain_id>: the chain fixed so that it never probes the network, and no
- * response cache, since each tick must see receipts that appeared since the last one.
- */
-export function createProviders(rpcUrls: Map<string, string>): Map<string, JsonRpcProvider> {
-  const providers = new Map<string, JsonRpcProvider>()
-  for (const [chainId, url] of rpcUrls) {
-    const network = Network.from(BigInt(chainId))
-    providers.set(chainId, new JsonRpcProvider(url, network, { staticNetwork: network, cacheTimeout: -1 }))
+function failureCounter(registry: Registry | undefined): Counter<'chain_id'> | undefined {
+  if (!registry) return undefined
+  let counter = failureCounters.get(registry)
+  if (!counter) {
+    counter = new Counter({
+      name: 'claims_reconciler_rpc_failures_total',
+      help: 'Reconciler ticks of a chain that stopped on an error, the node down or slow (nothing decided from them)',
+      labelNames: ['chain_id'],
+      registers: [registry],
+    })
+    failureCounters.set(registry, counter)
   }
-  return providers
+  return counter
 }
 
 /**
- * Moves `pending` claims from their receipts: status 1 on the claim's contract → successful, status 0 →
- * failed. A receipt for another contract is not this claim (the owner can report the right hash); a
- * claim with no matching receipt past expires_at + grace is failed, since its voucher can no longer be used.
- * Updates are conditional on the claim being unchanged, so concurrent replicas or an operator win cleanly.
+ * Decides claims of watched chains from the chain alone, at its final block (`confirmations` deep):
+ * - a Claimed event of the claim's contract for its id → successful, found by one eth_getLogs per block
+ *   range over every contract (a cursor per chain remembers the last final block applied), so that a
+ *   redemption nobody reported is found too and the cost does not grow with the number of live claims;
+ * - the final block past the voucher's expiresAt → `claimed(claimId)` there: true → successful,
+ *   false → failed (the voucher can never be redeemed: its rewards are freed);
+ * - a reported hash that reverted, is unknown past the grace period, or did not redeem this voucher →
+ *   back to `claimed` (it proves nothing either way; the wallet may send again).
+ * Every write is conditional on the claim still being live (and, for a report, still carrying the hash
+ * that was checked), so replicas and operators never disagree.
  */
 export function createReconciler(options: ReconcilerOptions) {
-  const batchSize = options.batchSize ?? 100
+  const maxBlockRange = options.maxBlockRange ?? 5_000
+  const initialLookback = options.initialLookback ?? 1_000
+  const batchSize = options.batchSize ?? 1_000
+  const failures = failureCounter(options.metrics)
+  const adopted = new Set<string>()
+  const { sql, logger } = options
 
-  async function settle(claim: PendingClaim, status: 'successful' | 'failed'): Promise<boolean> {
-    const result = await options.sql`
-      update claim_transactions set status = ${status}, updated_at = now()
-      where id = ${claim.id} and status = 'pending' and transaction_hash = ${claim.transaction_hash}`
-    return result.count > 0
+  async function scanRedemptions(chain: DispenserChain, finalBlock: number, report: ReconcileReport) {
+    const contracts = await liveContracts(sql, chain.chainId)
+    let cursor = (await readCursor(sql, chain.chainId)) ?? Math.max(-1, finalBlock - initialLookback)
+    while (cursor < finalBlock) {
+      const to = Math.min(finalBlock, cursor + maxBlockRange)
+      const found = await chain.redemptions(contracts, cursor + 1, to)
+      const moved = await markRedeemed(sql, chain.chainId, found)
+      report.successful += moved.length
+      for (const id of moved) logger.info({ chainId: chain.chainId, claim: id }, 'reconciler: redeemed')
+      await advanceCursor(sql, chain.chainId, to)
+      cursor = to
+    }
   }
 
-  async function reconcileChain(chainId: string, source: ReceiptSource, report: ReconcileReport) {
-    const pending = await options.sql<PendingClaim[]>`
-      select id, contract, transaction_hash,
-        expires_at + make_interval(secs => ${options.graceS}) < now() as past_grace
-      from claim_transactions
-      where status = 'pending' and chain_id = ${chainId}
-      order by updated_at
-      limit ${batchSize}`
-    for (const claim of pending) {
-      report.checked++
-      let receipt: TransactionReceipt | null
-      try {
-        receipt = await source.getTransactionReceipt(claim.transaction_hash)
-      } catch (err) {
-        report.errors++
-        options.logger.warn({ err, chainId, claim: claim.id }, 'reconciler: receipt lookup failed')
-        continue
-      }
-      const matches = receipt !== null && receipt.to?.toLowerCase() === claim.contract
-      if (receipt && !matches) {
-        options.logger.warn(
-          { chainId, claim: claim.id, to: receipt.to },
-          'reconciler: the reported transaction is not a call to the claim contract',
+  async function settleExpired(
+    chain: DispenserChain,
+    final: { number: number; timestamp: number },
+    report: ReconcileReport,
+  ) {
+    const expired = await expiredLiveClaims(sql, chain.chainId, final.timestamp, batchSize)
+    if (expired.length === 0) return
+    report.checked += expired.length
+    const redeemed = await chain.claimedAt(expired, final.number)
+    const moved = await markRedeemed(
+      sql,
+      chain.chainId,
+      expired.filter((_, i) => redeemed[i]).map((claim) => ({ claimId: claim.id, contract: claim.contract })),
+    )
+    report.successful += moved.length
+    const dead = await markDead(
+      sql,
+      expired.filter((_, i) => !redeemed[i]).map((claim) => claim.id),
+    )
+    report.failed += dead.length
+    for (const id of dead) logger.info({ chainId: chain.chainId, claim: id }, 'reconciler: voucher dead')
+  }
+
+  async function checkReports(chain: DispenserChain, report: ReconcileReport) {
+    const pending = await pendingClaims(sql, chain.chainId, options.graceS, batchSize)
+    if (pending.length === 0) return
+    report.checked += pending.length
+    const receipts = await Promise.all(pending.map((claim) => chain.receipt(claim.transaction_hash)))
+    for (const [i, claim] of pending.entries()) {
+      const receipt = receipts[i]!
+      // a redeeming receipt waits for its block to be final; an unknown hash may still be in the mempool
+      const proves = receipt ? receiptRedeems(receipt, claim) : !claim.report_is_old
+      if (proves) continue
+      if (await returnToClaimed(sql, claim.id, claim.transaction_hash)) {
+        report.returned++
+        logger.warn(
+          { chainId: chain.chainId, claim: claim.id, hash: claim.transaction_hash, to: receipt?.to },
+          'reconciler: the reported transaction did not redeem the voucher; the claim is claimed again',
         )
-      }
-      let status: 'successful' | 'failed' | null = null
-      if (matches) status = receipt?.status === 1 ? 'successful' : 'failed'
-      else if (claim.past_grace) status = 'failed'
-      if (status && (await settle(claim, status))) {
-        report[status]++
-        options.logger.info({ chainId, claim: claim.id, status }, 'reconciler: claim settled')
       }
     }
   }
 
+  async function reconcileChain(chain: DispenserChain, report: ReconcileReport) {
+    if (!adopted.has(chain.chainId)) {
+      await adoptLiveClaims(sql, chain.chainId)
+      adopted.add(chain.chainId)
+    }
+    const final = await chain.finalBlock()
+    if (final) {
+      await scanRedemptions(chain, final.number, report)
+      await settleExpired(chain, final, report)
+    }
+    await checkReports(chain, report)
+  }
+
   return {
-    /** One pass over every configured chain; callable directly (tests, or an operator's script). */
+    /** One pass over every watched chain; callable directly (tests, or an operator's script). */
     async tick(): Promise<ReconcileReport> {
-      const report: ReconcileReport = { checked: 0, successful: 0, failed: 0, errors: 0 }
-      for (const [chainId, source] of options.providers) await reconcileChain(chainId, source, report)
+      const report: ReconcileReport = { checked: 0, successful: 0, failed: 0, returned: 0, errors: 0 }
+      for (const chain of options.chains.values()) {
+        try {
+          await reconcileChain(chain, report)
+        } catch (err) {
+          // the node down or slow (or the database): what was applied stands, the rest waits for the next tick
+          report.errors++
+          failures?.inc({ chain_id: chain.chainId })
+          logger.warn(
+            { err, chainId: chain.chainId },
+            'reconciler: the chain could not be read; retried next tick',
+          )
+        }
+      }
       return report
     },
   }

@@ -1,4 +1,5 @@
 import type { Sql } from '@genesis/common'
+import { failExpiredUnwatched } from '../db/claim-transactions.js'
 import { pruneIdempotencyKeys } from '../db/idempotency.js'
 
 export interface SweepReport {
@@ -7,12 +8,10 @@ export interface SweepReport {
 }
 
 /**
- * Writes `failed` on claims that expired while `claimed`. Reads already show them failed (the
- * claim_transactions_current view); this makes it durable, with updated_at = expires_at like the reads.
+ * Writes `failed` on claims of unwatched chains (no RPC URL) that expired while `claimed`: reads already
+ * show them failed, this makes it durable. A claim of a watched chain is never touched here, live or not:
+ * only the reconciler, on proof from the chain, may end it.
  */
 export async function sweep(sql: Sql): Promise<SweepReport> {
-  const expired = await sql`
-    update claim_transactions set status = 'failed', updated_at = greatest(updated_at, expires_at)
-    where status = 'claimed' and expires_at <= now()`
-  return { expired: expired.count, idempotencyKeys: await pruneIdempotencyKeys(sql) }
+  return { expired: await failExpiredUnwatched(sql), idempotencyKeys: await pruneIdempotencyKeys(sql) }
 }

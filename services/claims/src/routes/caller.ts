@@ -1,7 +1,13 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
-import { ForbiddenError, UnauthorizedError } from '@genesis/common'
 import type { FastifyRequest } from 'fastify'
 import type { Actor } from '../domain/transitions.js'
+import {
+  adminDisabled,
+  invalidAdminToken,
+  malformedAuthorization,
+  missingAuthentication,
+  operatorOnly,
+} from '../errors.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -36,37 +42,28 @@ export function authenticate(policy: CallerPolicy, adminToken: string | undefine
     if (policy.admin && authorization !== undefined) {
       const token = BEARER.exec(authorization)?.[1]
       if (token === undefined) {
-        throw new UnauthorizedError('Authorization must be "Bearer <token>"', {
-          data: { reason: 'malformed' },
-        })
+        throw malformedAuthorization()
       }
       if (!adminToken) {
-        throw new UnauthorizedError('Admin calls are disabled: CLAIMS_ADMIN_TOKEN is not configured', {
-          data: { reason: 'admin_disabled' },
-        })
+        throw adminDisabled()
       }
       if (!adminTokenMatches(adminToken, token)) {
-        throw new UnauthorizedError('Invalid admin token', { data: { reason: 'invalid_token' } })
+        throw invalidAdminToken()
       }
       request.actor = { kind: 'admin' }
       return
     }
     if (request.signer) {
-      if (!policy.user) throw new ForbiddenError('Only the operator (admin bearer token) may call this route')
+      if (!policy.user) throw operatorOnly()
       request.actor = { kind: 'user', address: request.signer }
       return
     }
-    throw new UnauthorizedError(
-      policy.user
-        ? 'Missing authentication: sign the request (signed fetch) or send the admin bearer token'
-        : 'Missing authentication: send Authorization: Bearer <CLAIMS_ADMIN_TOKEN>',
-      { data: { reason: 'missing' } },
-    )
+    throw missingAuthentication(policy.user)
   }
 }
 
 /** The actor of a request that went through authenticate(). */
 export const actorOf = (request: FastifyRequest): Actor => {
-  if (!request.actor) throw new UnauthorizedError('Missing authentication', { data: { reason: 'missing' } })
+  if (!request.actor) throw missingAuthentication()
   return request.actor
 }

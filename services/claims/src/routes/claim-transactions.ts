@@ -49,7 +49,12 @@ export const claimTransactionRoutes: RoutePlugin<Context> = async (app, { ctx })
     },
     async (request, reply) => {
       const { claim, replayed } = await createClaim(
-        { sql, signer: ctx.signer, ttlS: ctx.config.CLAIM_TTL_S },
+        {
+          sql,
+          signer: ctx.signer,
+          ttlS: ctx.config.CLAIM_TTL_S,
+          watches: (chainId) => ctx.chains.has(chainId),
+        },
         {
           user: request.signer!,
           rewardIds: request.body.rewards,
@@ -123,14 +128,16 @@ export const claimTransactionRoutes: RoutePlugin<Context> = async (app, { ctx })
         description:
           'Owner (signed fetch): { transaction_hash } moves a claimed claim to pending (or replaces the hash of ' +
           'a pending one). Operator (admin bearer token): { status: successful | failed }. Moves out of ' +
-          'successful or failed, and out of an expired claim, are 409 invalid_transition.',
+          'successful or failed are 409 invalid_transition. With the chain watched, failed is 409 voucher_live ' +
+          'until the chain shows the voucher expired unredeemed, successful 409 voucher_not_redeemed until it ' +
+          'shows it redeemed; without, failed waits for expires_at.',
         params: ClaimParams,
         body: PatchClaimBody,
-        response: { 200: Envelope(ClaimTransaction), ...errorResponses(400, 401, 403, 404, 409) },
+        response: { 200: Envelope(ClaimTransaction), ...errorResponses(400, 401, 403, 404, 409, 503) },
       },
     },
     async (request) => {
-      const claim = await changeClaim(sql, request.params.id, actorOf(request), request.body)
+      const claim = await changeClaim(ctx, request.params.id, actorOf(request), request.body)
       return ok(toClaimTransaction(claim))
     },
   )

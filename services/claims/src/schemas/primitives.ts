@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox'
 const StringEnum = <T extends string>(values: readonly T[], description: string) =>
   Type.Unsafe<T>(Type.String({ enum: [...values], description }))
 
-/** The chains SPEC §2.1 allows, as decimal strings. */
+/** The chains the service accepts, as decimal strings. */
 export const CHAIN_IDS = ['1', '3', '4', '5', '42', '137', '80001', '80002', '11155111'] as const
 export type ChainIdValue = (typeof CHAIN_IDS)[number]
 

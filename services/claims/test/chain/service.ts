@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import type { App } from '@genesis/common'
 import { type Identity, signedHeaders, startTestService, type TestDatabase } from '@genesis/common/testing'
 import { buildApp } from '../../src/app.js'
+import type { DispenserChain } from '../../src/chain/dispenser.js'
 import { loadConfig } from '../../src/config.js'
 import { CLAIMS_DB_SETTINGS } from '../../src/db/settings.js'
 import { migrationsDir } from '../../src/paths.js'
@@ -19,16 +20,22 @@ export interface RunningClaims {
  * The claims service for the chain tests, listening on a loopback port over real HTTP, with its own fresh
  * database. The one place these tests build and start the app.
  */
-export async function startClaimsService(options: { signerPrivateKey: string }): Promise<RunningClaims> {
+export async function startClaimsService(options: {
+  signerPrivateKey: string
+  /** The watched chains, shared with the test's reconcilers; none: every chain unwatched. */
+  chains?: Map<string, DispenserChain>
+  claimTtlS?: number
+}): Promise<RunningClaims> {
   const config = loadConfig({
     CLAIMS_SIGNER_PRIVATE_KEY: options.signerPrivateKey,
     CLAIMS_ADMIN_TOKEN: CHAIN_ADMIN_TOKEN,
-    CLAIM_TTL_S: '3600',
+    CLAIM_TTL_S: String(options.claimTtlS ?? 3600),
   })
+  const chains = options.chains ?? new Map()
   const service = await startTestService({
     migrationsDir,
     settings: CLAIMS_DB_SETTINGS,
-    build: (sql) => buildApp({ sql, config }),
+    build: (sql) => buildApp({ sql, config, context: { chains } }),
   })
   const url = await service.app.listen({ port: 0, host: '127.0.0.1' })
   return { ...service, url }

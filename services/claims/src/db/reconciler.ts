@@ -1,0 +1,121 @@
+import type { Queryable } from '@genesis/common'
+import type { Redemption } from '../chain/dispenser.js'
+
+/** A live claim of a watched chain, as the reconciler needs it. */
+export interface LiveClaim {
+  id: string
+  contract: string
+  expires_at: Date
+  status: 'claimed' | 'pending'
+  transaction_hash: string | null
+}
+
+/**
+ * A chain newly given an RPC URL: its claims that are still live by the clock rule (a `claimed` one not yet
+ * expired, or a `pending` one) become watched, so that from now on only the chain frees them.
+ */
+export async function adoptLiveClaims(sql: Queryable, chainId: string): Promise<number> {
+  const result = await sql`
+    update claim_transactions set watched = true
+    where chain_id = ${chainId} and not watched
+      and (status = 'pending' or (status = 'claimed' and expires_at > now()))`
+  return result.count
+}
+
+/** The contracts of the chain's watched live claims: the addresses whose Claimed events matter. */
+export async function liveContracts(sql: Queryable, chainId: string): Promise<string[]> {
+  const rows = await sql<{ contract: string }[]>`
+    select distinct contract from claim_transactions
+    where chain_id = ${chainId} and watched and status in ('claimed', 'pending')`
+  return rows.map((row) => row.contract)
+}
+
+export async function readCursor(sql: Queryable, chainId: string): Promise<number | null> {
+  const [row] = await sql<
+    { block: string }[]
+  >`select block from reconciler_cursors where chain_id = ${chainId}`
+  return row ? Number(row.block) : null
+}
+
+/** Never moves back: two replicas may scan the same range, the further one wins. */
+export async function advanceCursor(sql: Queryable, chainId: string, block: number): Promise<void> {
+  await sql`
+    insert into reconciler_cursors (chain_id, block) values (${chainId}, ${block})
+    on conflict (chain_id) do update set block = greatest(reconciler_cursors.block, excluded.block), updated_at = now()`
+}
+
+/**
+ * Claims redeemed on chain become successful: only a watched live claim of that chain and that very
+ * contract (an event of another contract with the same id proves nothing). Returns the ids it moved.
+ */
+export async function markRedeemed(
+  sql: Queryable,
+  chainId: string,
+  redemptions: readonly Pick<Redemption, 'claimId' | 'contract'>[],
+): Promise<string[]> {
+  if (redemptions.length === 0) return []
+  const rows = await sql<{ id: string }[]>`
+    update claim_transactions c set status = 'successful', updated_at = now()
+    from unnest(${redemptions.map((r) => r.claimId)}::uuid[], ${redemptions.map((r) => r.contract)}::text[])
+      as r(id, contract)
+    where c.id = r.id and c.contract = r.contract and c.chain_id = ${chainId}
+      and c.watched and c.status in ('claimed', 'pending')
+    returning c.id`
+  return rows.map((row) => row.id)
+}
+
+/**
+ * Watched live claims whose voucher's expiresAt (whole seconds) is before `finalTimestamp`: the final
+ * block is past their expiry, so `claimed(claimId)` there is the voucher's last word.
+ */
+export async function expiredLiveClaims(
+  sql: Queryable,
+  chainId: string,
+  finalTimestamp: number,
+  limit: number,
+): Promise<LiveClaim[]> {
+  return sql<LiveClaim[]>`
+    select id, contract, expires_at, status, transaction_hash from claim_transactions
+    where chain_id = ${chainId} and watched and status in ('claimed', 'pending')
+      and floor(extract(epoch from expires_at)) < ${finalTimestamp}
+    order by expires_at
+    limit ${limit}`
+}
+
+/** The dead voucher's claim fails, freeing its rewards; only while it is still live. */
+export async function markDead(sql: Queryable, ids: readonly string[]): Promise<string[]> {
+  if (ids.length === 0) return []
+  const rows = await sql<{ id: string }[]>`
+    update claim_transactions set status = 'failed', updated_at = now()
+    where id = any(${ids}::uuid[]) and watched and status in ('claimed', 'pending')
+    returning id`
+  return rows.map((row) => row.id)
+}
+
+/** Pending claims of a watched chain, least recently looked at first, with whether the report is old. */
+export async function pendingClaims(
+  sql: Queryable,
+  chainId: string,
+  graceS: number,
+  limit: number,
+): Promise<(LiveClaim & { transaction_hash: string; report_is_old: boolean })[]> {
+  return sql<(LiveClaim & { transaction_hash: string; report_is_old: boolean })[]>`
+    select id, contract, expires_at, status, transaction_hash,
+      updated_at + make_interval(secs => ${graceS}) < now() as report_is_old
+    from claim_transactions
+    where chain_id = ${chainId} and watched and status = 'pending'
+    order by updated_at
+    limit ${limit}`
+}
+
+/**
+ * A report that did not redeem the voucher ends nothing: the claim goes back to `claimed` (the wallet may
+ * send again), and only if it still carries the hash that was checked, so that a hash the owner reported
+ * meanwhile is never judged by the old one's receipt.
+ */
+export async function returnToClaimed(sql: Queryable, id: string, checkedHash: string): Promise<boolean> {
+  const result = await sql`
+    update claim_transactions set status = 'claimed', transaction_hash = null, updated_at = now()
+    where id = ${id} and status = 'pending' and transaction_hash = ${checkedHash}`
+  return result.count > 0
+}
