@@ -1,4 +1,5 @@
-import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises'
+import { randomUUID } from 'node:crypto'
+import { chmod, link, mkdir, readFile, stat, unlink, writeFile } from 'node:fs/promises'
 import { dirname } from 'node:path'
 
 /**
@@ -17,17 +18,22 @@ export interface KeptSecret {
 }
 
 /**
- * The secret kept in `path`, created with `create()` on first use: mode 0600, written exclusively so that
- * two processes starting together agree on one value.
+ * The secret kept in `path`, created with `create()` on first use: mode 0600. It is written whole to a file
+ * of this process's own and then linked into place, which fails if the name exists: two processes starting
+ * together agree on one value, and neither ever reads the other's half-written file.
  */
 export async function keptSecret(path: string, create: () => string): Promise<KeptSecret> {
   await mkdir(dirname(path), { recursive: true, mode: 0o700 })
   const generated = create()
+  const draft = `${path}.${process.pid}.${randomUUID()}.tmp`
+  await writeFile(draft, `${generated}\n`, { mode: 0o600, flag: 'wx' })
   try {
-    await writeFile(path, `${generated}\n`, { mode: 0o600, flag: 'wx' })
+    await link(draft, path)
     return { value: generated, path, source: 'generated' }
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+  } finally {
+    await unlink(draft).catch(() => {})
   }
   if (((await stat(path)).mode & 0o077) !== 0) await chmod(path, 0o600)
   const value = (await readFile(path, 'utf8')).trim()
