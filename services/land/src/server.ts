@@ -2,6 +2,7 @@ import { openService, runService, type Sql } from '@genesis/common'
 import { buildApp, SERVICE } from './app.js'
 import { type Config, loadConfig } from './config.js'
 import { createGridIndex } from './context.js'
+import { indexerFromConfig } from './indexer/from-config.js'
 import { migrationsDir } from './paths.js'
 import { seed } from './seed.js'
 
@@ -19,11 +20,17 @@ const shouldSeed = (config: Config, embedded: boolean) =>
 const { config, logger, db } = await openService({ service: SERVICE.name, loadConfig, migrationsDir })
 const grid = createGridIndex(db.sql, config, logger)
 const app = await buildApp({ sql: db.sql, config, logger, context: { grid } })
+// With LAND_RPC_URL, owners, estates and listings follow the chain (one writer across replicas).
+const indexer = indexerFromConfig(db.sql, config, logger, {
+  metrics: app.metrics,
+  ...(db.embedded ? { onChange: () => grid.refresh() } : {}),
+})
 
 await runService({
   app,
   config,
   onClose: async () => {
+    await indexer?.stop()
     await grid.close()
     await db.close()
   },
@@ -36,3 +43,4 @@ if (shouldSeed(config, db.embedded) && (await isEmpty(db.sql))) {
   logger.info({ ...summary, ms: Date.now() - started }, 'land: Genesis City seeded')
 }
 await grid.start()
+indexer?.start()
