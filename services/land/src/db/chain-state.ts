@@ -59,8 +59,10 @@ export async function rememberBlocks(q: Queryable, blocks: IndexedBlock[]): Prom
   if (blocks.length === 0) return
   await q`
     insert into land_chain_blocks (number, hash, time, undoable)
-    select * from unnest(${blocks.map((b) => b.number.toString())}::bigint[], ${blocks.map((b) => b.hash)}::text[],
-      ${blocks.map((b) => b.time.toISOString())}::timestamptz[], ${blocks.map((b) => b.undoable)}::boolean[])
+    select n, h, t, u::boolean
+    from unnest(${blocks.map((b) => b.number.toString())}::bigint[], ${blocks.map((b) => b.hash)}::text[],
+      ${blocks.map((b) => b.time.toISOString())}::timestamptz[], ${blocks.map((b) => String(b.undoable))}::text[])
+      as b (n, h, t, u)
     on conflict (number) do update set hash = excluded.hash, time = excluded.time, undoable = excluded.undoable`
 }
 

@@ -150,7 +150,13 @@ export async function addLandToEstate(w: Write, id: string, x: number, y: number
 }
 
 /** A parcel leaves its estate for `to` (the LAND Transfer that follows says the same). */
-export async function removeLandFromEstate(w: Write, id: string, x: number, y: number, to: string): Promise<void> {
+export async function removeLandFromEstate(
+  w: Write,
+  id: string,
+  x: number,
+  y: number,
+  to: string,
+): Promise<void> {
   await rememberParcel(w, x, y)
   await w.q`
     update parcels set estate_id = null, owner = ${to}, updated_at = now()

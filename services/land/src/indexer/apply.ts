@@ -75,7 +75,8 @@ export async function applyEvent(
       const parcel = parcelOf(event.tokenId)
       if (!parcel) return 'token_outside_grid'
       if (event.to === contracts.estates) await touchParcelTransfer(w, parcel.x, parcel.y, at)
-      else await setParcelOwner(w, parcel.x, parcel.y, ownerOf(event.to), at, event.from === contracts.estates)
+      else
+        await setParcelOwner(w, parcel.x, parcel.y, ownerOf(event.to), at, event.from === contracts.estates)
       return null
     }
     case 'LandUpdate': {
@@ -103,7 +104,9 @@ export async function applyEvent(
     case 'AddLand': {
       const parcel = parcelOf(event.tokenId)
       if (!parcel) return 'token_outside_grid'
-      return (await addLandToEstate(w, event.estateId.toString(), parcel.x, parcel.y)) ? null : 'unknown_estate'
+      return (await addLandToEstate(w, event.estateId.toString(), parcel.x, parcel.y))
+        ? null
+        : 'unknown_estate'
     }
     case 'RemoveLand': {
       const parcel = parcelOf(event.tokenId)
@@ -144,7 +147,8 @@ export async function applyEvent(
     }
     case 'OrderSuccessful':
     case 'OrderCancelled': {
-      if (event.nftAddress !== contracts.land && event.nftAddress !== contracts.estates) return 'order_other_nft'
+      if (event.nftAddress !== contracts.land && event.nftAddress !== contracts.estates)
+        return 'order_other_nft'
       const sold = event.kind === 'OrderSuccessful'
       const closed = await closePublication(
         w,

@@ -8,7 +8,8 @@ import { AbiCoder, Interface } from 'ethers'
  */
 const SIGNATURES = {
   Transfer: 'event Transfer(address indexed from, address indexed to, uint256 indexed assetId)',
-  Update: 'event Update(uint256 indexed assetId, address indexed holder, address indexed operator, string data)',
+  Update:
+    'event Update(uint256 indexed assetId, address indexed holder, address indexed operator, string data)',
   CreateEstate: 'event CreateEstate(address indexed _owner, uint256 indexed _estateId, string _data)',
   AddLand: 'event AddLand(uint256 indexed _estateId, uint256 indexed _landId)',
   RemoveLand:
@@ -79,7 +80,8 @@ const word = (topic: string | undefined): bigint => {
   if (topic === undefined || !/^0x[0-9a-fA-F]{64}$/.test(topic)) throw new Error('malformed topic')
   return BigInt(topic)
 }
-const addressOf = (topic: string | undefined): string => `0x${word(topic).toString(16).padStart(40, '0')}`.slice(-42)
+const addressOf = (topic: string | undefined): string =>
+  `0x${word(topic).toString(16).padStart(40, '0')}`.slice(-42)
 
 /**
  * The event a log carries, or null when it is not one the indexer follows (another event of these contracts)

@@ -1,14 +1,13 @@
 import type { Logger, Sql } from '@genesis/common'
-import type { Registry } from 'prom-client'
 import type { Config } from '../config.js'
-import { ChainIndexer } from './indexer.js'
+import { ChainIndexer, type IndexerOptions } from './indexer.js'
 
 /** The indexer the configuration asks for, or null without LAND_RPC_URL (not started). */
 export function indexerFromConfig(
   sql: Sql,
   config: Config,
   logger: Logger,
-  extra: { metrics?: Registry; onChange?: () => void | Promise<void> } = {},
+  extra: Pick<IndexerOptions, 'metrics' | 'onChange' | 'onBatch'> = {},
 ): ChainIndexer | null {
   if (!config.LAND_RPC_URL) return null
   return new ChainIndexer({

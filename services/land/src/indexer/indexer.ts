@@ -37,6 +37,17 @@ export interface IndexerOptions {
   metrics?: Registry
   /** After each committed batch or rollback (the embedded database has no NOTIFY across connections). */
   onChange?: () => void | Promise<void>
+  /** Told of every committed batch (tests, the benchmark). */
+  onBatch?: (batch: BatchReport) => void
+}
+
+export interface BatchReport {
+  from: bigint
+  to: bigint
+  head: bigint
+  logs: number
+  skipped: Record<string, number>
+  ms: number
 }
 
 /** The chain state as /status and the metrics show it. */
@@ -172,7 +183,9 @@ export class ChainIndexer {
     }
     const conn = await sql.reserve()
     try {
-      const [row] = await conn<Array<{ ok: boolean }>>`select pg_try_advisory_lock(${INDEXER_LOCK_KEY.toString()}::bigint) as ok`
+      const [row] = await conn<
+        Array<{ ok: boolean }>
+      >`select pg_try_advisory_lock(${INDEXER_LOCK_KEY.toString()}::bigint) as ok`
       if (!row?.ok) {
         conn.release()
         return false
@@ -252,7 +265,11 @@ export class ChainIndexer {
       }
     }
     const floor = head - BigInt(confirmations)
-    logs.sort((a, b) => Number(BigInt(a.blockNumber) - BigInt(b.blockNumber)) || Number(BigInt(a.logIndex) - BigInt(b.logIndex)))
+    logs.sort(
+      (a, b) =>
+        Number(BigInt(a.blockNumber) - BigInt(b.blockNumber)) ||
+        Number(BigInt(a.logIndex) - BigInt(b.logIndex)),
+    )
     const skipped = new Map<SkipReason, number>()
     const skip = (reason: SkipReason) => skipped.set(reason, (skipped.get(reason) ?? 0) + 1)
     const toBlock = blocks.get(to)!
@@ -294,18 +311,19 @@ export class ChainIndexer {
       this.skipped.set(reason, (this.skipped.get(reason) ?? 0) + count)
       this.gauges.skipped.inc({ reason }, count)
     }
+    const report: BatchReport = {
+      from,
+      to,
+      head,
+      logs: logs.length,
+      skipped: Object.fromEntries(skipped),
+      ms: Date.now() - started,
+    }
     logger.info(
-      {
-        from: Number(from),
-        to: Number(to),
-        head: Number(head),
-        logs: logs.length,
-        skipped: Object.fromEntries(skipped),
-        range: this.range,
-        ms: Date.now() - started,
-      },
+      { ...report, from: Number(from), to: Number(to), head: Number(head), range: this.range },
       'land indexer: batch',
     )
+    this.options.onBatch?.(report)
     await this.options.onChange?.()
     return true
   }
@@ -330,7 +348,10 @@ export class ChainIndexer {
       } catch (err) {
         if (!isRangeTooLarge(err) || this.range === 1) throw err
         this.range = Math.max(1, Math.floor(Number(to - from + 1n) / 2))
-        this.options.logger.info({ range: this.range, err: String(err) }, 'land indexer: provider refused the range, halving')
+        this.options.logger.info(
+          { range: this.range, err: String(err) },
+          'land indexer: provider refused the range, halving',
+        )
       }
     }
   }

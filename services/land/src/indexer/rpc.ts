@@ -65,10 +65,12 @@ export class Rpc {
 
   /** The canonical block at `number`, or null when the node has none (yet). */
   async block(number: bigint): Promise<RpcBlock | null> {
-    const raw = await this.call<{ number: string; hash: string; parentHash: string; timestamp: string } | null>(
-      'eth_getBlockByNumber',
-      [hex(number), false],
-    )
+    const raw = await this.call<{
+      number: string
+      hash: string
+      parentHash: string
+      timestamp: string
+    } | null>('eth_getBlockByNumber', [hex(number), false])
     if (!raw) return null
     return {
       number: BigInt(raw.number),
@@ -78,7 +80,12 @@ export class Rpc {
     }
   }
 
-  logs(filter: { fromBlock: bigint; toBlock: bigint; address: string[]; topics: string[][] }): Promise<RpcLog[]> {
+  logs(filter: {
+    fromBlock: bigint
+    toBlock: bigint
+    address: string[]
+    topics: string[][]
+  }): Promise<RpcLog[]> {
     return this.call<RpcLog[]>('eth_getLogs', [
       {
         fromBlock: hex(filter.fromBlock),

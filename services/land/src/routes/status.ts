@@ -16,7 +16,13 @@ export const statusRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
       },
     },
     async (_request, reply) => {
-      const empty: ChainStatus = { source: 'import', block: null, block_hash: null, block_time: null, lag_seconds: null }
+      const empty: ChainStatus = {
+        source: 'import',
+        block: null,
+        block_hash: null,
+        block_time: null,
+        lag_seconds: null,
+      }
       if (!ctx.config.LAND_RPC_URL) return reply.header('cache-control', 'no-cache').send(ok(empty))
       // every replica reads the writer's cursor: the answer does not depend on which one is asked
       const cursor = await readCursor(ctx.sql)

@@ -6,7 +6,8 @@ const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.U
 /** Where land's data comes from and, when it follows a chain, how far it is. */
 export const ChainStatus = Type.Object({
   source: Type.Union([Type.Literal('chain'), Type.Literal('import')], {
-    description: '`chain` when the service follows the LAND contracts (LAND_RPC_URL), else `import` (seed, import)',
+    description:
+      '`chain` when the service follows the LAND contracts (LAND_RPC_URL), else `import` (seed, import)',
   }),
   block: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'The last indexed block' }),
   block_hash: Nullable(Type.String({ pattern: '^0x[0-9a-f]{64}$' })),
