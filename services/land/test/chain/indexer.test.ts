@@ -214,9 +214,13 @@ describe.skipIf(skip)('land follows the chain', () => {
     // created with a near expiry: shown as the parcel's publication until then, not after (still `open`)
     const expiry = (await now()) + 6
     const third = await w.send(market, 'createOrder', w.d.landRegistry, tokenId(21, 40), parseEther('3'), expiry)
-    await visible('short order indexed', async () => (await land.get(`/publications/${third.hash}`)).status === 200)
-    const shown = (await parcel(21, 40)).publication
-    if (Date.now() < expiry * 1000 - 200) expect(shown?.tx_hash).toBe(third.hash)
+    let seen = false
+    await visible('short order shown', async () => {
+      seen = (await parcel(21, 40)).publication?.tx_hash === third.hash
+      return seen || Date.now() > expiry * 1000
+    })
+    // only an overloaded machine lets the order expire before the index shows it
+    expect(seen || Date.now() > expiry * 1000).toBe(true)
     await within(15_000, async () => Date.now() > expiry * 1000, 'expiry passed')
     expect((await parcel(21, 40)).publication).toBeNull()
     expect((await land.get<Publication>(`/publications/${third.hash}`)).body.data.status).toBe('open')
