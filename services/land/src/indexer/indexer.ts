@@ -62,8 +62,6 @@ export interface ChainStatus {
 export const lagOf = (cursor: ChainCursor, now = Date.now()): number =>
   Math.max(0, now - Math.max(cursor.syncedAt.getTime(), cursor.blockTime.getTime())) / 1000
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
 /**
  * Follows the LAND registry, the estate registry and the marketplace into the land tables. One writer across
  * replicas: the holder of a session advisory lock, whose connection also carries every batch's transaction

@@ -213,7 +213,14 @@ describe.skipIf(skip)('land follows the chain', () => {
 
     // created with a near expiry: shown as the parcel's publication until then, not after (still `open`)
     const expiry = (await now()) + 6
-    const third = await w.send(market, 'createOrder', w.d.landRegistry, tokenId(21, 40), parseEther('3'), expiry)
+    const third = await w.send(
+      market,
+      'createOrder',
+      w.d.landRegistry,
+      tokenId(21, 40),
+      parseEther('3'),
+      expiry,
+    )
     let seen = false
     await visible('short order shown', async () => {
       seen = (await parcel(21, 40)).publication?.tx_hash === third.hash
