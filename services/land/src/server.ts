@@ -3,6 +3,7 @@ import { buildApp, SERVICE } from './app.js'
 import { type Config, loadConfig } from './config.js'
 import { createGridIndex } from './context.js'
 import { indexerFromConfig } from './indexer/from-config.js'
+import { seedLayout } from './indexer/layout.js'
 import { migrationsDir } from './paths.js'
 import { seed } from './seed.js'
 
@@ -36,7 +37,11 @@ await runService({
   },
 })
 if (!db.embedded) await grid.listen()
-if (shouldSeed(config, db.embedded) && (await isEmpty(db.sql))) {
+if (indexer && config.LAND_AUTO_SEED !== 'never' && (await isEmpty(db.sql))) {
+  // following a chain: only what is not on chain (districts, contributions); owners come from the chain
+  logger.info('land: empty database, loading the Genesis City layout to follow the chain')
+  await seedLayout(db.sql)
+} else if (shouldSeed(config, db.embedded) && (await isEmpty(db.sql))) {
   logger.info('land: empty database, loading the Genesis City demo set')
   const started = Date.now()
   const summary = await seed(db.sql)
