@@ -3,8 +3,9 @@
 // DEMO_ADMIN_KEY: the LAND registry's owner (default: anvil's development account 0, which deployed it);
 // DEMO_PARCELS: only the first N parcels of the set (and the estates and listings among them).
 import { JsonRpcProvider, Wallet } from 'ethers'
-import { generateGenesisCity, readSourceData, type SeedSet } from '../seed/genesis-city.js'
+import { generateGenesisCity, readSourceData } from '../seed/genesis-city.js'
 import { writeDemoOnChain } from './demo.js'
+import { slice } from './demo-slice.js'
 
 const ANVIL_ACCOUNT_0 = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80'
 
@@ -15,27 +16,6 @@ function required(name: string): string {
     process.exit(2)
   }
   return value
-}
-
-/** The first `limit` parcels, the estates wholly among them and the listings of what is left. */
-export function slice(set: SeedSet, limit: number): SeedSet {
-  const parcels = set.parcels.slice(0, limit)
-  const kept = new Set(parcels.map((p) => `${p.x},${p.y}`))
-  const estateParcels = new Map<string, string[]>()
-  for (const p of set.parcels) {
-    if (p.estate_id)
-      estateParcels.set(p.estate_id, [...(estateParcels.get(p.estate_id) ?? []), `${p.x},${p.y}`])
-  }
-  const estates = set.estates.filter((e) => (estateParcels.get(e.id) ?? []).every((c) => kept.has(c)))
-  const estateIds = new Set(estates.map((e) => e.id))
-  return {
-    ...set,
-    parcels: parcels.map((p) => (p.estate_id && !estateIds.has(p.estate_id) ? { ...p, estate_id: null } : p)),
-    estates,
-    publications: set.publications.filter((p) =>
-      p.type === 'parcel' ? kept.has(p.asset_id) : estateIds.has(p.asset_id),
-    ),
-  }
 }
 
 const provider = new JsonRpcProvider(required('LAND_RPC_URL'), undefined, { cacheTimeout: -1 })
