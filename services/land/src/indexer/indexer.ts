@@ -153,7 +153,10 @@ export class ChainIndexer {
         failures = 0
       } catch (err) {
         failures++
-        this.options.logger.warn({ err: String(err), failures }, 'land indexer: step failed, retrying')
+        // the first failure and then every power of two: an outage is visible without a line per poll
+        if ((failures & (failures - 1)) === 0) {
+          this.options.logger.warn({ err: String(err), failures }, 'land indexer: step failed, retrying')
+        }
         // a broken writer connection means the lock may be gone: give it up and compete again
         if (this.conn) await this.checkLock()
       }

@@ -1,5 +1,6 @@
 import type { TestDatabase } from '@genesis/common/testing'
 import { chainTestsSkipReason, deploy } from '@genesis/contracts'
+import { createCanvas, loadImage } from '@napi-rs/canvas'
 import { AbiCoder, type Contract, id, parseEther } from 'ethers'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Estate, Parcel, Publication } from '../../src/schemas/resources.js'
@@ -31,6 +32,21 @@ describe.skipIf(skip)('land follows the chain', () => {
   const mapOf = async (nw: string, se: string) =>
     (await land.get<{ assets: { parcels: Parcel[]; estates: Estate[] } }>(`/map?nw=${nw}&se=${se}`)).body.data
       .assets
+  /** The colour the PNG map gives a parcel (publications=true): the middle pixel of a map centred on it. */
+  const colourOf = async (x: number, y: number) => {
+    const res = await land.app.inject({
+      method: 'GET',
+      url: `/map.png?width=64&height=64&size=10&center=${x},${y}&publications=true`,
+    })
+    const image = await loadImage(res.rawPayload)
+    const ctx = createCanvas(64, 64).getContext('2d')
+    ctx.drawImage(image, 0, 0)
+    const [r, g, b] = ctx.getImageData(32, 32, 1, 1).data
+    return `#${[r!, g!, b!].map((v) => v.toString(16).padStart(2, '0')).join('')}`
+  }
+  const ON_SALE = '#1fbcff'
+  const OWNED = '#3d3a46'
+  const UNOWNED = '#09080a'
   /** The change is visible in the JSON routes within VISIBLE_MS of its receipt. */
   const visible = (what: string, condition: () => Promise<boolean>) => within(VISIBLE_MS, condition, what)
 
@@ -55,6 +71,8 @@ describe.skipIf(skip)('land follows the chain', () => {
     await within(10_000, async () => (await parcel(14, 40)).owner === a, 'assigned parcels')
     expect((await parcel(20, 40)).owner).toBe(b)
     expect((await parcel(15, 40)).owner).toBeNull()
+    expect(await colourOf(14, 40)).toBe(OWNED)
+    expect(await colourOf(15, 40)).toBe(UNOWNED)
     const head = await w.provider.getBlock('latest')
     await visible(
       'status at head',
@@ -181,10 +199,12 @@ describe.skipIf(skip)('land follows the chain', () => {
       type: 'parcel',
       asset_id: '20,40',
     })
+    expect(await colourOf(20, 40)).toBe(ON_SALE)
     const listed = (await land.get<{ parcels: Parcel[]; total: number }>('/parcels')).body.data
     expect(listed.parcels.map((p) => p.id)).toContain('20,40')
     await w.send(market, 'cancelOrder', w.d.landRegistry, tokenId(20, 40))
     await visible('order cancelled', async () => (await parcel(20, 40)).publication === null)
+    expect(await colourOf(20, 40)).toBe(OWNED)
     const cancelled = (await land.get<Publication>(`/publications/${created.hash}`)).body.data
     expect(cancelled.status).toBe('cancelled')
 
