@@ -8,12 +8,12 @@
 import { createLogger, migrate } from '@genesis/common'
 import { createTestDatabase } from '@genesis/common/testing'
 import { deployLand, startAnvil } from '@genesis/contracts'
-import { generateGenesisCity, readSourceData } from '../src/seed/genesis-city.js'
 import { writeDemoOnChain } from '../src/indexer/demo.js'
 import { slice } from '../src/indexer/demo-slice.js'
 import { ChainIndexer } from '../src/indexer/indexer.js'
 import { seedLayout } from '../src/indexer/layout.js'
 import { migrationsDir } from '../src/paths.js'
+import { generateGenesisCity, readSourceData } from '../src/seed/genesis-city.js'
 
 const limit = process.env.BENCH_PARCELS ? Number(process.env.BENCH_PARCELS) : undefined
 const anvil = await startAnvil()

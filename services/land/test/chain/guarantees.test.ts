@@ -178,7 +178,7 @@ describe.skipIf(skip)('the indexer’s guarantees', () => {
     await w.send(w.as(w.land, w.alice), 'transferLand', 0, 70, b)
     await within(VISIBLE_MS * 4, async () => (await ownerOf(second, 0, 70)) === b, 'second indexes')
     expect(second.batches.length).toBeGreaterThan(0)
-   }, 90_000)
+  }, 90_000)
 
   it('keeps answering while the RPC is gone for 20 s, shows the lag, and resumes by itself', async () => {
     const w = await world()
