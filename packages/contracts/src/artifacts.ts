@@ -10,7 +10,15 @@ export interface Artifact {
   deployedBytecode: string
 }
 
-export type ContractName = 'Collection' | 'CollectionFactory' | 'RewardsDispenser' | 'ThirdPartyRegistry'
+export type ContractName =
+  | 'Collection'
+  | 'CollectionFactory'
+  | 'EstateRegistry'
+  | 'LANDRegistry'
+  | 'MANAToken'
+  | 'Marketplace'
+  | 'RewardsDispenser'
+  | 'ThirdPartyRegistry'
 
 const cache = new Map<ContractName, Artifact>()
 

@@ -61,3 +61,53 @@ export async function deployAll(deployer: Signer, options: DeployOptions): Promi
     thirdPartyRegistryName: registryName,
   }
 }
+
+export interface LandDeployment {
+  landRegistry: string
+  estateRegistry: string
+  marketplace: string
+  mana: string
+  /** The block the first of them was deployed in: where an indexer starts. */
+  startBlock: number
+}
+
+/**
+ * The LAND registry, the estate registry (allowed to move parcels into itself), MANA and the marketplace
+ * priced in it, deployed by `deployer` one after the other (stable addresses on a fresh node).
+ */
+export async function deployLand(deployer: Signer): Promise<LandDeployment> {
+  const land = await deploy('LANDRegistry', deployer)
+  const receipt = await land.deploymentTransaction()?.wait()
+  const estates = await deploy('EstateRegistry', deployer, await land.getAddress())
+  await (await land.getFunction('setEstateRegistry')(await estates.getAddress())).wait()
+  const mana = await deploy('MANAToken', deployer)
+  const marketplace = await deploy('Marketplace', deployer, await mana.getAddress())
+  const lower = async (c: Contract) => (await c.getAddress()).toLowerCase()
+  return {
+    landRegistry: await lower(land),
+    estateRegistry: await lower(estates),
+    marketplace: await lower(marketplace),
+    mana: await lower(mana),
+    startBlock: receipt?.blockNumber ?? 0,
+  }
+}
+
+const INT128_MIN = -(1n << 127n)
+const INT128_MAX = (1n << 127n) - 1n
+const MASK128 = (1n << 128n) - 1n
+
+/** Decentraland's LAND token id: x as int128 in the high 128 bits, y as int128 in the low 128 bits. */
+export function encodeTokenId(x: number | bigint, y: number | bigint): bigint {
+  const bx = BigInt(x)
+  const by = BigInt(y)
+  if (bx < INT128_MIN || bx > INT128_MAX || by < INT128_MIN || by > INT128_MAX) {
+    throw new RangeError(`coordinate outside int128: ${x},${y}`)
+  }
+  return ((bx & MASK128) << 128n) | (by & MASK128)
+}
+
+/** The inverse of encodeTokenId. */
+export function decodeTokenId(id: bigint): { x: bigint; y: bigint } {
+  const signed = (v: bigint) => (v > INT128_MAX ? v - (1n << 128n) : v)
+  return { x: signed((id >> 128n) & MASK128), y: signed(id & MASK128) }
+}

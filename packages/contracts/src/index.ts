@@ -10,4 +10,14 @@ export {
   startAnvil,
 } from './anvil.js'
 export { type Artifact, artifact, type ContractName, collectionInitCodeHash } from './artifacts.js'
-export { contractAt, type Deployment, type DeployOptions, deploy, deployAll } from './deploy.js'
+export {
+  contractAt,
+  type Deployment,
+  type DeployOptions,
+  decodeTokenId,
+  deploy,
+  deployAll,
+  deployLand,
+  encodeTokenId,
+  type LandDeployment,
+} from './deploy.js'

@@ -2,7 +2,7 @@
 // Stays in the foreground; Ctrl-C stops the node (its state is not kept).
 import { Wallet } from 'ethers'
 import { devPrivateKey, LOCAL_CHAIN_ID, startAnvil } from './anvil.js'
-import { deployAll } from './deploy.js'
+import { deployAll, deployLand } from './deploy.js'
 
 const port = Number(process.env.ANVIL_PORT ?? 8545)
 const anvil = await startAnvil({ port, chainId: LOCAL_CHAIN_ID })
@@ -12,6 +12,7 @@ const deployer = anvil.devWallet(0, provider)
 const voucherSigner = new Wallet(devPrivateKey(9))
 const committee = new Wallet(devPrivateKey(8))
 const d = await deployAll(deployer, { voucherSigner: voucherSigner.address, committee: committee.address })
+const land = await deployLand(deployer)
 
 const env = {
   // claims
@@ -25,6 +26,12 @@ const env = {
   THIRD_PARTY_REGISTRY_CHAIN_ID: String(LOCAL_CHAIN_ID),
   THIRD_PARTY_REGISTRY_NAME: d.thirdPartyRegistryName,
   COMMITTEE_ADDRESSES: committee.address.toLowerCase(),
+  // land
+  LAND_RPC_URL: anvil.url,
+  LAND_REGISTRY_ADDRESS: land.landRegistry,
+  ESTATE_REGISTRY_ADDRESS: land.estateRegistry,
+  MARKETPLACE_ADDRESS: land.marketplace,
+  LAND_START_BLOCK: String(land.startBlock),
 }
 const lines = Object.entries(env).map(([k, v]) => `${k}=${/\s/.test(v) ? `'${v}'` : v}`)
 console.log(`anvil ${anvil.url} (chain ${LOCAL_CHAIN_ID}), contracts deployed by ${deployer.address}
@@ -32,8 +39,12 @@ console.log(`anvil ${anvil.url} (chain ${LOCAL_CHAIN_ID}), contracts deployed by
   rewards collection  ${d.rewardsCollection}  (ERC-721 the dispenser mints on)
   collection factory  ${d.collectionFactory}  (deployCollection(salt))
   third-party registry ${d.thirdPartyRegistry}  (committee ${committee.address}, key ${committee.privateKey})
+  LAND registry       ${land.landRegistry}  (owner ${deployer.address})
+  estate registry     ${land.estateRegistry}
+  marketplace         ${land.marketplace}  (priced in MANA ${land.mana}, minted by ${deployer.address})
 
-Environment for the services (both read what they need; e.g. \`export\` these lines, then \`pnpm start\`):
+Environment for the services (each reads what it needs; e.g. \`export\` these lines, then \`pnpm start\`).
+Put Genesis City on this chain with \`pnpm --filter @genesis/land chain:demo\` (same environment).
 ${lines.join('\n')}
 
 Funded wallets: anvil's development accounts (mnemonic "test test test test test test test test test test test junk").

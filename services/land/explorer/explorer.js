@@ -135,6 +135,8 @@ function tileUrl(s, n, tcx, tcy) {
   let url = `${API}/map.png?width=${n * s}&height=${n * s}&size=${s}&center=${tcx},${tcy}`
   if (state.onSale) url += '&publications=true'
   if (selected) url += `&selected=${selected}`
+  // A new block indexed from the chain changes the URL, so the tiles are fetched again (not the cached ones).
+  if (dataVersion) url += `&v=${dataVersion}`
   return url
 }
 
@@ -473,9 +475,33 @@ window.addEventListener('hashchange', () => {
 
 new ResizeObserver(() => render()).observe(mapEl)
 
+// ---- following the chain: when /status says the data moved, redraw and refresh the details ------------
+
+let dataVersion = ''
+
+async function watchStatus() {
+  try {
+    const status = await getData('/status')
+    if (status.source !== 'chain') return // seed or import data only changes on a reload
+    const version = status.block_hash ? status.block_hash.slice(2, 14) : ''
+    if (version !== dataVersion) {
+      const first = dataVersion === ''
+      dataVersion = version
+      if (!first) {
+        render()
+        if (state.selected) select(state.selected.x, state.selected.y)
+      }
+    }
+  } catch {
+    // the next look will tell
+  }
+  setTimeout(watchStatus, 2000)
+}
+
 const picked = readHash()
 render()
 if (picked) select(picked.x, picked.y)
+watchStatus()
 loadDistricts().catch(() => {
   districts = null
 })

@@ -1,6 +1,8 @@
 import { baseConfigSchema, readConfig } from '@genesis/common'
 import { type Static, Type } from '@sinclair/typebox'
 
+const ADDRESS = '^0x[0-9a-fA-F]{40}$'
+
 export const configSchema = Type.Composite([
   baseConfigSchema({ service: 'land', port: 3003 }),
   Type.Object({
@@ -18,8 +20,30 @@ export const configSchema = Type.Composite([
     LAND_PREWARM: Type.Boolean({ default: true }),
     /** Quiet time after a `land_changed` notification before the index is rebuilt (writes come in bursts). */
     LAND_REFRESH_DEBOUNCE_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 100 }),
+    /** JSON-RPC URL of the chain to follow; unset: the data comes from the seed and imports only. */
+    LAND_RPC_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+    LAND_REGISTRY_ADDRESS: Type.Optional(Type.String({ pattern: ADDRESS })),
+    ESTATE_REGISTRY_ADDRESS: Type.Optional(Type.String({ pattern: ADDRESS })),
+    MARKETPLACE_ADDRESS: Type.Optional(Type.String({ pattern: ADDRESS })),
+    /** The first block to index (the contracts' deployment). */
+    LAND_START_BLOCK: Type.Integer({ minimum: 0, default: 0 }),
+    /** Blocks this deep are taken as final: a reorganisation may undo only the newer ones. */
+    LAND_CONFIRMATIONS: Type.Integer({ minimum: 0, maximum: 10_000, default: 12 }),
+    /** Pause between looks at the chain head once caught up. */
+    LAND_POLL_MS: Type.Integer({ minimum: 10, maximum: 60_000, default: 500 }),
+    /** The widest eth_getLogs block range asked for (halved while a provider refuses). */
+    LAND_MAX_BLOCK_RANGE: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 2000 }),
   }),
 ])
 export type Config = Static<typeof configSchema>
 
-export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => readConfig(configSchema, env)
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const config = readConfig(configSchema, env)
+  if (config.LAND_RPC_URL) {
+    const missing = ['LAND_REGISTRY_ADDRESS', 'ESTATE_REGISTRY_ADDRESS', 'MARKETPLACE_ADDRESS'].filter(
+      (name) => !config[name as keyof Config],
+    )
+    if (missing.length > 0) throw new Error(`LAND_RPC_URL is set: ${missing.join(', ')} must be set too`)
+  }
+  return config
+}

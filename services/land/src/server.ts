@@ -3,6 +3,8 @@ import { buildApp, SERVICE } from './app.js'
 import { type Config, loadConfig } from './config.js'
 import { createGridIndex } from './context.js'
 import { isLandEmpty } from './db/assets.js'
+import { indexerFromConfig } from './indexer/from-config.js'
+import { seedLayout } from './indexer/layout.js'
 import { migrationsDir } from './paths.js'
 import { seed } from './seed.js'
 
@@ -15,20 +17,31 @@ const shouldSeed = (config: Config, embedded: boolean) =>
 const { config, logger, db } = await openService({ service: SERVICE.name, loadConfig, migrationsDir })
 const grid = createGridIndex(db.sql, config, logger)
 const app = await buildApp({ sql: db.sql, config, logger, context: { grid } })
+// With LAND_RPC_URL, owners, estates and listings follow the chain (one writer across replicas).
+const indexer = indexerFromConfig(db.sql, config, logger, {
+  metrics: app.metrics,
+  ...(db.embedded ? { onChange: () => grid.refresh() } : {}),
+})
 
 await runService({
   app,
   config,
   onClose: async () => {
+    await indexer?.stop()
     await grid.close()
     await db.close()
   },
 })
 if (!db.embedded) await grid.listen()
-if (shouldSeed(config, db.embedded) && (await isLandEmpty(db.sql))) {
+if (indexer && config.LAND_AUTO_SEED !== 'never' && (await isLandEmpty(db.sql))) {
+  // following a chain: only what is not on chain (districts, contributions); owners come from the chain
+  logger.info('land: empty database, loading the Genesis City layout to follow the chain')
+  await seedLayout(db.sql)
+} else if (shouldSeed(config, db.embedded) && (await isLandEmpty(db.sql))) {
   logger.info('land: empty database, loading the Genesis City demo set')
   const started = Date.now()
   const summary = await seed(db.sql)
   logger.info({ ...summary, ms: Date.now() - started }, 'land: Genesis City seeded')
 }
 await grid.start()
+indexer?.start()

@@ -9,6 +9,7 @@ import { mapRoutes } from './map.js'
 import { mapImageRoutes } from './map-images.js'
 import { parcelRoutes } from './parcels.js'
 import { publicationRoutes } from './publications.js'
+import { statusRoutes } from './status.js'
 import { translationRoutes } from './translations.js'
 
 /** The API, JSON and PNG: mounted under `/v1` and again under `/`. */
@@ -20,6 +21,7 @@ const apiRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
   await app.register(mapImageRoutes, { ctx })
   await app.register(parcelRoutes, { ctx })
   await app.register(publicationRoutes, { ctx })
+  await app.register(statusRoutes, { ctx })
   await app.register(translationRoutes, { ctx })
 }
 

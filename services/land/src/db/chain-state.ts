@@ -1,0 +1,141 @@
+import type { Queryable } from './queryable.js'
+
+/** Where the indexer is: the last indexed block. */
+export interface ChainCursor {
+  blockNumber: bigint
+  blockHash: string
+  blockTime: Date
+  /** When the indexer last saw nothing newer on the chain. */
+  syncedAt: Date
+}
+
+interface CursorRow {
+  block_number: string
+  block_hash: string
+  block_time: Date
+  synced_at: Date
+}
+
+export async function readCursor(q: Queryable): Promise<ChainCursor | null> {
+  const [row] = await q<CursorRow[]>`
+    select block_number::text, block_hash, block_time, synced_at from land_chain_cursor`
+  return row
+    ? {
+        blockNumber: BigInt(row.block_number),
+        blockHash: row.block_hash,
+        blockTime: row.block_time,
+        syncedAt: row.synced_at,
+      }
+    : null
+}
+
+export async function writeCursor(
+  q: Queryable,
+  block: { number: bigint; hash: string; time: Date },
+  synced: boolean,
+): Promise<void> {
+  await q`
+    insert into land_chain_cursor (id, block_number, block_hash, block_time, synced_at, updated_at)
+    values (true, ${block.number.toString()}, ${block.hash}, ${block.time}, ${synced ? new Date() : new Date(0)}, now())
+    on conflict (id) do update set block_number = excluded.block_number, block_hash = excluded.block_hash,
+      block_time = excluded.block_time, updated_at = now(),
+      synced_at = case when ${synced} then excluded.synced_at else land_chain_cursor.synced_at end`
+}
+
+/** The indexer looked and the chain has nothing past the cursor. */
+export async function markSynced(q: Queryable): Promise<void> {
+  await q`update land_chain_cursor set synced_at = now()`
+}
+
+export interface IndexedBlock {
+  number: bigint
+  hash: string
+  time: Date
+  /** Its changes have undo images. */
+  undoable: boolean
+}
+
+export async function rememberBlocks(q: Queryable, blocks: IndexedBlock[]): Promise<void> {
+  if (blocks.length === 0) return
+  await q`
+    insert into land_chain_blocks (number, hash, time, undoable)
+    select n, h, t, u::boolean
+    from unnest(${blocks.map((b) => b.number.toString())}::bigint[], ${blocks.map((b) => b.hash)}::text[],
+      ${blocks.map((b) => b.time.toISOString())}::timestamptz[], ${blocks.map((b) => String(b.undoable))}::text[])
+      as b (n, h, t, u)
+    on conflict (number) do update set hash = excluded.hash, time = excluded.time, undoable = excluded.undoable`
+}
+
+/** Indexed blocks at or below `below`, newest first: candidates for the common ancestor of a reorganisation. */
+export async function recentBlocks(q: Queryable): Promise<IndexedBlock[]> {
+  const rows = await q<Array<{ number: string; hash: string; time: Date; undoable: boolean }>>`
+    select number::text, hash, time, undoable from land_chain_blocks order by number desc`
+  return rows.map((r) => ({ number: BigInt(r.number), hash: r.hash, time: r.time, undoable: r.undoable }))
+}
+
+/**
+ * Forgets block hashes and undo images older than `floor` (final enough), keeping the newest block below it as
+ * the anchor a deeper check can still stop at.
+ */
+export async function pruneBelow(q: Queryable, floor: bigint): Promise<void> {
+  await q`delete from land_chain_undo where block_number < ${floor.toString()}`
+  await q`
+    delete from land_chain_blocks
+    where number < (select max(number) from land_chain_blocks where number < ${floor.toString()})`
+}
+
+interface UndoRow {
+  tbl: 'parcels' | 'estates' | 'publications' | 'land_chain_orders'
+  key: Record<string, unknown>
+  before: Record<string, unknown> | null
+}
+
+/**
+ * Rolls every change made in blocks above `ancestor` back, newest first, from the undo images; forgets those
+ * blocks. Returns how many rows it restored.
+ */
+export async function undoAbove(q: Queryable, ancestor: bigint): Promise<number> {
+  const a = ancestor.toString()
+  const rows = await q<UndoRow[]>`
+    select tbl, key, before from land_chain_undo where block_number > ${a} order by id desc`
+  for (const { tbl, key, before } of rows) {
+    if (tbl === 'parcels') {
+      // every parcel of the grid always exists: only its columns change
+      await q`
+        update parcels p set owner = r.owner, estate_id = r.estate_id, data_version = r.data_version,
+          name = r.name, description = r.description, ipns = r.ipns, last_transferred_at = r.last_transferred_at,
+          updated_at = r.updated_at
+        from jsonb_populate_record(null::parcels, ${q.json(before as never)}) r
+        where p.x = r.x and p.y = r.y`
+    } else if (tbl === 'estates') {
+      if (before === null) await q`delete from estates where id = ${String(key.id)}`
+      else
+        await q`
+          insert into estates select * from jsonb_populate_record(null::estates, ${q.json(before as never)})
+          on conflict (id) do update set owner = excluded.owner, name = excluded.name,
+            description = excluded.description, district_id = excluded.district_id, tx_hash = excluded.tx_hash,
+            last_transferred_at = excluded.last_transferred_at, updated_at = excluded.updated_at`
+    } else if (tbl === 'publications') {
+      if (before === null) await q`delete from publications where tx_hash = ${String(key.tx_hash)}`
+      else
+        await q`
+          insert into publications select * from jsonb_populate_record(null::publications, ${q.json(before as never)})
+          on conflict (tx_hash) do update set tx_status = excluded.tx_status, owner = excluded.owner,
+            price = excluded.price, status = excluded.status, buyer = excluded.buyer,
+            contract_id = excluded.contract_id, block_number = excluded.block_number,
+            expires_at = excluded.expires_at, block_time_created_at = excluded.block_time_created_at,
+            block_time_updated_at = excluded.block_time_updated_at, type = excluded.type,
+            asset_id = excluded.asset_id, marketplace_id = excluded.marketplace_id, updated_at = excluded.updated_at`
+    } else {
+      if (before === null) await q`delete from land_chain_orders where order_id = ${String(key.order_id)}`
+      else
+        await q`
+          insert into land_chain_orders select * from jsonb_populate_record(null::land_chain_orders, ${q.json(before as never)})
+          on conflict (order_id) do update set tx_hash = excluded.tx_hash, type = excluded.type,
+            asset_id = excluded.asset_id`
+    }
+  }
+  await q`delete from land_chain_undo where block_number > ${a}`
+  await q`delete from land_chain_blocks where number > ${a}`
+  return rows.length
+}

@@ -1,0 +1,49 @@
+// `pnpm --filter @genesis/land chain:demo`: writes the Genesis City demo set on the local chain that
+// `pnpm chain` started, with the environment it printed (LAND_RPC_URL and the three contract addresses).
+// DEMO_ADMIN_KEY: the LAND registry's owner (default: anvil's development account 0, which deployed it);
+// DEMO_PARCELS: only the first N parcels of the set (and the estates and listings among them).
+import { JsonRpcProvider, Wallet } from 'ethers'
+import { generateGenesisCity, readSourceData } from '../seed/genesis-city.js'
+import { writeDemoOnChain } from './demo.js'
+import { slice } from './demo-slice.js'
+
+const ANVIL_ACCOUNT_0 = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80'
+
+function required(name: string): string {
+  const value = process.env[name]
+  if (!value) {
+    console.error(`${name} is not set: export the environment \`pnpm chain\` printed first`)
+    process.exit(2)
+  }
+  return value
+}
+
+const provider = new JsonRpcProvider(required('LAND_RPC_URL'), undefined, { cacheTimeout: -1 })
+const admin = new Wallet(process.env.DEMO_ADMIN_KEY ?? ANVIL_ACCOUNT_0, provider)
+let set = generateGenesisCity(readSourceData())
+if (process.env.DEMO_PARCELS) set = slice(set, Number(process.env.DEMO_PARCELS))
+const started = Date.now()
+let last = ''
+const summary = await writeDemoOnChain(
+  provider,
+  admin,
+  {
+    landRegistry: required('LAND_REGISTRY_ADDRESS'),
+    estateRegistry: required('ESTATE_REGISTRY_ADDRESS'),
+    marketplace: required('MARKETPLACE_ADDRESS'),
+  },
+  set,
+  (step, done, total) => {
+    const line = `${step} ${done}/${total}`
+    if (step !== last.split(' ')[0] || done === total || done % 2000 < 400)
+      process.stderr.write(`\r${line}   `)
+    last = line
+  },
+)
+process.stderr.write('\n')
+console.log(
+  `Genesis City on chain in ${((Date.now() - started) / 1000).toFixed(1)} s: ${summary.parcels} parcels, ` +
+    `${summary.names} names, ${summary.estates} estates, ${summary.orders} open listings ` +
+    `(${summary.transactions} transactions)`,
+)
+provider.destroy()

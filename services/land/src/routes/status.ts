@@ -1,0 +1,41 @@
+import { errorResponses, ok, type RoutePlugin } from '@genesis/common'
+import type { Context } from '../context.js'
+import { readCursor } from '../db/chain-state.js'
+import { lagOf } from '../indexer/indexer.js'
+import { type ChainStatus, ChainStatusEnvelope } from '../schemas/status.js'
+
+/** GET /status: the source of the data and, when following a chain, the last indexed block and the lag. */
+export const statusRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
+  app.get(
+    '/status',
+    {
+      schema: {
+        summary: 'Where the data comes from and how current it is',
+        tags: ['status'],
+        response: { 200: ChainStatusEnvelope, ...errorResponses(503) },
+      },
+    },
+    async (_request, reply) => {
+      const empty: ChainStatus = {
+        source: 'import',
+        block: null,
+        block_hash: null,
+        block_time: null,
+        lag_seconds: null,
+      }
+      if (!ctx.config.LAND_RPC_URL) return reply.header('cache-control', 'no-cache').send(ok(empty))
+      // every replica reads the writer's cursor: the answer does not depend on which one is asked
+      const cursor = await readCursor(ctx.sql)
+      const status: ChainStatus = cursor
+        ? {
+            source: 'chain',
+            block: Number(cursor.blockNumber),
+            block_hash: cursor.blockHash,
+            block_time: cursor.blockTime.toISOString(),
+            lag_seconds: lagOf(cursor),
+          }
+        : { ...empty, source: 'chain' }
+      return reply.header('cache-control', 'no-cache').send(ok(status))
+    },
+  )
+}

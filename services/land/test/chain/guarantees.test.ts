@@ -1,0 +1,233 @@
+import type { TestDatabase } from '@genesis/common/testing'
+import { startTcpProxy } from '@genesis/common/testing'
+import { chainTestsSkipReason } from '@genesis/contracts'
+import { parseEther } from 'ethers'
+import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import type { Parcel } from '../../src/schemas/resources.js'
+import type { ChainStatus } from '../../src/schemas/status.js'
+import {
+  chainEnv,
+  cursorBlock,
+  freshDatabase,
+  indexedRows,
+  type Replica,
+  startLimitingProxy,
+  startReplica,
+  startWorld,
+  tokenId,
+  type World,
+  within,
+} from './support.js'
+
+const skip = chainTestsSkipReason()
+const VISIBLE_MS = Number(process.env.CHAIN_VISIBLE_MS ?? 2000)
+
+/** Things to close after each test, newest first. */
+const cleanup: Array<() => Promise<unknown>> = []
+afterEach(async () => {
+  for (const close of cleanup.splice(0).reverse()) await close().catch(() => {})
+})
+
+async function world(): Promise<World> {
+  const w = await startWorld()
+  cleanup.push(() => w.close())
+  return w
+}
+async function database(): Promise<TestDatabase> {
+  const db = await freshDatabase()
+  cleanup.push(() => db.drop())
+  return db
+}
+async function replica(dbUrl: string, env: Record<string, string>): Promise<Replica> {
+  const r = await startReplica(dbUrl, env)
+  cleanup.push(() => r.close())
+  return r
+}
+const head = async (w: World) => (await w.provider.getBlock('latest'))!.number
+const caughtUp = async (w: World, r: Replica, ms = 20_000) => {
+  const target = await head(w)
+  await within(ms, async () => ((await cursorBlock(r.sql)) ?? -1) >= target, `indexed up to ${target}`)
+}
+const ownerOf = async (r: Replica, x: number, y: number) =>
+  (await r.get<Parcel>(`/parcels/${x}/${y}`)).body.data.owner
+
+/** The rows a fresh index of the same (canonical) chain writes, from scratch on a new database. */
+async function freshIndex(w: World) {
+  const db = await freshDatabase()
+  const r = await startReplica(db.url, chainEnv(w.d, w.anvil.url))
+  try {
+    await caughtUp(w, r)
+    return await indexedRows(r.sql)
+  } finally {
+    await r.close()
+    await db.drop()
+  }
+}
+
+describe.skipIf(skip)('the indexer’s guarantees', () => {
+  afterAll(async () => {
+    for (const close of cleanup.splice(0).reverse()) await close().catch(() => {})
+  })
+
+  it('undoes a reorganisation that removes a transfer and an order, to equal a fresh index', async () => {
+    const w = await world()
+    const a = w.alice.address.toLowerCase()
+    const b = w.bob.address.toLowerCase()
+    const c = w.carol.address.toLowerCase()
+    await w.send(w.land, 'assignMultipleParcels', [10, 11, 12], [50, 50, 50], a)
+    await w.send(w.as(w.land, w.alice), 'setApprovalForAll', w.d.marketplace, true)
+    const db = await database()
+    const r = await replica(db.url, chainEnv(w.d, w.anvil.url))
+    await caughtUp(w, r)
+
+    const snapshot = await w.provider.send('evm_snapshot', [])
+    await w.send(w.as(w.land, w.alice), 'transferLand', 10, 50, b)
+    const expires = (await w.provider.getBlock('latest'))!.timestamp + 86_400
+    const order = await w.send(
+      w.as(w.market, w.alice),
+      'createOrder',
+      w.d.landRegistry,
+      tokenId(11, 50),
+      parseEther('9'),
+      expires,
+    )
+    await within(VISIBLE_MS * 4, async () => (await ownerOf(r, 10, 50)) === b, 'transfer indexed')
+    await within(
+      VISIBLE_MS * 4,
+      async () => (await r.get(`/publications/${order.hash}`)).status === 200,
+      'order indexed',
+    )
+
+    // the chain drops those two blocks and grows another way
+    await w.provider.send('evm_revert', [snapshot])
+    await w.send(w.as(w.land, w.alice), 'transferLand', 12, 50, c)
+    for (let i = 0; i < 3; i++) await w.provider.send('evm_mine', [])
+
+    await within(VISIBLE_MS * 4, async () => (await ownerOf(r, 12, 50)) === c, 'new branch indexed')
+    expect(await ownerOf(r, 10, 50)).toBe(a)
+    expect((await r.get(`/publications/${order.hash}`)).status).toBe(404)
+    expect((await r.get<Parcel>('/parcels/11/50')).body.data.publication).toBeNull()
+    await caughtUp(w, r)
+    const metrics = (await r.app.inject({ method: 'GET', url: '/metrics' })).body
+    expect(metrics).toMatch(/land_indexer_reorgs_total\{[^}]*\} 1/)
+
+    expect(await indexedRows(r.sql)).toEqual(await freshIndex(w))
+  }, 120_000)
+
+  it('resumes from its cursor after a restart mid-sync: every block once, the same tables', async () => {
+    const w = await world()
+    const a = w.alice.address.toLowerCase()
+    await w.send(w.as(w.land, w.alice), 'setApprovalForAll', w.d.marketplace, true)
+    const expires = (await w.provider.getBlock('latest'))!.timestamp + 86_400
+    for (let i = 0; i < 24; i++) {
+      await w.send(w.land, 'assignNewParcel', i - 12, 60, a)
+      // orders are not idempotent: applied twice, the second would be counted as a duplicate
+      if (i % 4 === 0)
+        await w.send(
+          w.as(w.market, w.alice),
+          'createOrder',
+          w.d.landRegistry,
+          tokenId(i - 12, 60),
+          1n + BigInt(i),
+          expires,
+        )
+    }
+    const target = await head(w)
+    const db = await database()
+    const env = chainEnv(w.d, w.anvil.url, { LAND_MAX_BLOCK_RANGE: '4' })
+    const first = await startReplica(db.url, env)
+    cleanup.push(() => first.close())
+    await within(20_000, async () => first.batches.length >= 2, 'two batches')
+    await first.close()
+    const stoppedAt = (await cursorBlock(db.sql))!
+    expect(stoppedAt).toBeLessThan(target)
+
+    const second = await replica(db.url, env)
+    await caughtUp(w, second)
+    const ranges = [...first.batches, ...second.batches].map((batch) => ({
+      from: Number(batch.from),
+      to: Number(batch.to),
+    }))
+    // contiguous, no block twice, none skipped
+    expect(ranges[0]!.from).toBe(w.d.startBlock)
+    for (let i = 1; i < ranges.length; i++) expect(ranges[i]!.from).toBe(ranges[i - 1]!.to + 1)
+    expect(ranges.at(-1)!.to).toBeGreaterThanOrEqual(target)
+    expect(second.batches[0]!.from).toBe(BigInt(stoppedAt + 1))
+    expect(second.indexer.skipped.get('duplicate_publication')).toBeUndefined()
+    expect(await indexedRows(second.sql)).toEqual(await freshIndex(w))
+  }, 120_000)
+
+  it('two replicas: one writes; the other takes over when the first dies', async () => {
+    const w = await world()
+    const a = w.alice.address.toLowerCase()
+    const b = w.bob.address.toLowerCase()
+    await w.send(w.land, 'assignMultipleParcels', [0, 1], [70, 70], a)
+    const db = await database()
+    const env = chainEnv(w.d, w.anvil.url)
+    const first = await replica(db.url, env)
+    await within(10_000, async () => first.indexer.writing, 'first writes')
+    const second = await replica(db.url, env)
+    await caughtUp(w, first)
+    expect(second.indexer.writing).toBe(false)
+    // the follower's index follows the writer's commits (NOTIFY)
+    await within(VISIBLE_MS * 4, async () => (await ownerOf(second, 1, 70)) === a, 'follower sees the data')
+    expect(second.batches).toHaveLength(0)
+
+    await first.kill()
+    await within(10_000, async () => second.indexer.writing, 'second takes over')
+    await w.send(w.as(w.land, w.alice), 'transferLand', 0, 70, b)
+    await within(VISIBLE_MS * 4, async () => (await ownerOf(second, 0, 70)) === b, 'second indexes')
+    expect(second.batches.length).toBeGreaterThan(0)
+  }, 90_000)
+
+  it('keeps answering while the RPC is gone for 20 s, shows the lag, and resumes by itself', async () => {
+    const w = await world()
+    const a = w.alice.address.toLowerCase()
+    const b = w.bob.address.toLowerCase()
+    await w.send(w.land, 'assignMultipleParcels', [0, 1], [80, 80], a)
+    const proxy = await startTcpProxy({ host: '127.0.0.1', port: w.anvil.port })
+    cleanup.push(() => proxy.close())
+    const db = await database()
+    const r = await replica(db.url, chainEnv(w.d, proxy.via(w.anvil.url)))
+    await caughtUp(w, r)
+    const lag = async () => (await r.get<ChainStatus>('/status')).body.data.lag_seconds!
+
+    await proxy.cut('refuse')
+    await w.send(w.as(w.land, w.alice), 'transferLand', 0, 80, b)
+    await new Promise((resolve) => setTimeout(resolve, 20_000))
+    const during = await r.get<Parcel>('/parcels/0/80')
+    expect(during.status).toBe(200)
+    expect(during.body.data.owner).toBe(a) // the last data, not an error
+    expect(await lag()).toBeGreaterThanOrEqual(15)
+    expect((await r.app.inject({ method: 'GET', url: '/metrics' })).body).toMatch(
+      /land_indexer_lag_seconds\{[^}]*\} (1[5-9]|[2-9]\d)/,
+    )
+
+    await proxy.restore()
+    await within(15_000, async () => (await ownerOf(r, 0, 80)) === b, 'resumed')
+    await within(5_000, async () => (await lag()) < 5, 'lag back down')
+  }, 90_000)
+
+  it('adapts to a provider that refuses wide ranges and large results', async () => {
+    const w = await world()
+    const a = w.alice.address.toLowerCase()
+    for (let i = 0; i < 12; i++) {
+      await w.send(
+        w.land,
+        'assignMultipleParcels',
+        [0, 1, 2, 3, 4].map((x) => x + 5 * i),
+        [90, 90, 90, 90, 90],
+        a,
+      )
+    }
+    const limited = await startLimitingProxy(w.anvil.url, { maxRange: 8, maxLogs: 12 })
+    cleanup.push(() => limited.close())
+    const db = await database()
+    const r = await replica(db.url, chainEnv(w.d, limited.url, { LAND_MAX_BLOCK_RANGE: '1000' }))
+    await caughtUp(w, r, 30_000)
+    expect(limited.refusals.range).toBeGreaterThan(0)
+    expect(limited.refusals.size).toBeGreaterThan(0)
+    await within(VISIBLE_MS * 4, async () => (await ownerOf(r, 59, 90)) === a, 'index refreshed')
+    expect(await indexedRows(r.sql)).toEqual(await freshIndex(w))
+  }, 120_000)
+})

@@ -1,0 +1,262 @@
+import { createServer, type Server } from 'node:http'
+import { createLogger, createSql, migrate, type Sql } from '@genesis/common'
+import { createTestDatabase, type TestDatabase } from '@genesis/common/testing'
+import {
+  type Anvil,
+  contractAt,
+  deployLand,
+  encodeTokenId,
+  type LandDeployment,
+  startAnvil,
+} from '@genesis/contracts'
+import type { Contract, JsonRpcProvider, Wallet } from 'ethers'
+import { buildApp } from '../../src/app.js'
+import { type Config, loadConfig } from '../../src/config.js'
+import { createGridIndex } from '../../src/context.js'
+import type { GridIndex } from '../../src/grid/grid-index.js'
+import { indexerFromConfig } from '../../src/indexer/from-config.js'
+import type { BatchReport, ChainIndexer } from '../../src/indexer/indexer.js'
+import { migrationsDir } from '../../src/paths.js'
+import '../../src/schemas/formats.js'
+import type { App } from '@genesis/common'
+
+/** A local chain with the land contracts and a few funded people. */
+export interface World {
+  anvil: Anvil
+  provider: JsonRpcProvider
+  d: LandDeployment
+  admin: Wallet
+  alice: Wallet
+  bob: Wallet
+  carol: Wallet
+  land: Contract
+  estates: Contract
+  market: Contract
+  mana: Contract
+  /** The contract connected to a wallet. */
+  as(contract: Contract, who: Wallet): Contract
+  /** Sends and waits for the receipt. */
+  send(contract: Contract, method: string, ...args: unknown[]): Promise<{ hash: string; blockNumber: number }>
+  close(): Promise<void>
+}
+
+export async function startWorld(): Promise<World> {
+  const anvil = await startAnvil()
+  const provider = anvil.provider()
+  const admin = anvil.devWallet(0, provider)
+  const d = await deployLand(admin)
+  const send = async (contract: Contract, method: string, ...args: unknown[]) => {
+    const tx = await contract.getFunction(method)(...args)
+    const receipt = await tx.wait()
+    return { hash: receipt.hash.toLowerCase() as string, blockNumber: receipt.blockNumber as number }
+  }
+  return {
+    anvil,
+    provider,
+    d,
+    admin,
+    alice: anvil.devWallet(1, provider),
+    bob: anvil.devWallet(2, provider),
+    carol: anvil.devWallet(3, provider),
+    land: contractAt('LANDRegistry', d.landRegistry, admin),
+    estates: contractAt('EstateRegistry', d.estateRegistry, admin),
+    market: contractAt('Marketplace', d.marketplace, admin),
+    mana: contractAt('MANAToken', d.mana, admin),
+    as: (contract, who) => contract.connect(who) as Contract,
+    send,
+    close: async () => {
+      provider.destroy()
+      await anvil.close()
+    },
+  }
+}
+
+export const tokenId = encodeTokenId
+
+/** The env land needs to follow the world's contracts. */
+export const chainEnv = (d: LandDeployment, rpcUrl: string, extra: Record<string, string> = {}) => ({
+  LAND_RPC_URL: rpcUrl,
+  LAND_REGISTRY_ADDRESS: d.landRegistry,
+  ESTATE_REGISTRY_ADDRESS: d.estateRegistry,
+  MARKETPLACE_ADDRESS: d.marketplace,
+  LAND_START_BLOCK: String(d.startBlock),
+  LAND_POLL_MS: '50',
+  LAND_REFRESH_DEBOUNCE_MS: '20',
+  LAND_PREWARM: 'false',
+  LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
+  ...extra,
+})
+
+/** A fresh, migrated database (unseeded: every parcel exists, nobody owns any). */
+export async function freshDatabase(): Promise<TestDatabase> {
+  const db = await createTestDatabase()
+  await migrate(db.sql, migrationsDir)
+  return db
+}
+
+/** One replica of land following the chain: its own pool on the database, grid (LISTEN), app and indexer. */
+export interface Replica {
+  sql: Sql
+  app: App
+  grid: GridIndex
+  indexer: ChainIndexer
+  config: Config
+  batches: BatchReport[]
+  get<T = unknown>(url: string): Promise<{ status: number; body: { ok: boolean; data: T; code?: string } }>
+  /** Stops the indexer (giving the lock up), the app and the pool. */
+  close(): Promise<void>
+  /** Ends the pool at once, as a crashed process would (the lock goes with its session). */
+  kill(): Promise<void>
+}
+
+export async function startReplica(
+  dbUrl: string,
+  env: Record<string, string>,
+  options: { start?: boolean } = {},
+): Promise<Replica> {
+  const config = loadConfig(env)
+  const sql = createSql(dbUrl, { max: 5 })
+  const logger = createLogger('land', config)
+  const grid = createGridIndex(sql, config)
+  await grid.listen()
+  await grid.start()
+  const app = await buildApp({ sql, config, context: { grid } })
+  await app.ready()
+  const batches: BatchReport[] = []
+  const indexer = indexerFromConfig(sql, config, logger, {
+    metrics: app.metrics,
+    onBatch: (b) => batches.push(b),
+  })!
+  if (options.start ?? true) indexer.start()
+  let closed = false
+  return {
+    sql,
+    app,
+    grid,
+    indexer,
+    config,
+    batches,
+    get: async (url) => {
+      const res = await app.inject({ method: 'GET', url })
+      return { status: res.statusCode, body: res.json() }
+    },
+    close: async () => {
+      if (closed) return
+      closed = true
+      await indexer.stop()
+      await app.close()
+      await grid.close()
+      await sql.end({ timeout: 5 })
+    },
+    kill: async () => {
+      if (closed) return
+      closed = true
+      await sql.end({ timeout: 0 })
+      await indexer.stop().catch(() => {})
+      await app.close().catch(() => {})
+      await grid.close().catch(() => {})
+    },
+  }
+}
+
+/** Every row the indexer writes, without the write-time stamps: two databases compare equal when these do. */
+export async function indexedRows(sql: Sql) {
+  const parcels = await sql`
+    select x, y, owner, estate_id, data_version, name, description, ipns, last_transferred_at
+    from parcels order by x, y`
+  const estates = await sql`
+    select id, owner, name, description, district_id, tx_hash, last_transferred_at from estates order by id`
+  const publications = await sql`
+    select tx_hash, tx_status, owner, price, status, buyer, contract_id, block_number, expires_at,
+      block_time_created_at, block_time_updated_at, type, asset_id, marketplace_id
+    from publications order by tx_hash`
+  const orders = await sql`select * from land_chain_orders order by order_id`
+  const [cursor] = await sql`select block_number, block_hash, block_time from land_chain_cursor`
+  return { parcels, estates, publications, orders, cursor }
+}
+
+/** Polls until the condition holds or `ms` pass. */
+export async function within(
+  ms: number,
+  condition: () => boolean | Promise<boolean>,
+  what = 'condition',
+): Promise<void> {
+  const deadline = Date.now() + ms
+  for (;;) {
+    if (await condition()) return
+    if (Date.now() > deadline) throw new Error(`${what}: not met within ${ms} ms`)
+    await new Promise((resolve) => setTimeout(resolve, 25))
+  }
+}
+
+/** The replica's cursor block (null before the first batch). */
+export async function cursorBlock(sql: Sql): Promise<number | null> {
+  const [row] = await sql<Array<{ n: string }>>`select block_number::text as n from land_chain_cursor`
+  return row ? Number(row.n) : null
+}
+
+/**
+ * A JSON-RPC proxy in front of anvil that refuses eth_getLogs over more than `maxRange` blocks or answering
+ * more than `maxLogs` logs, with the errors real providers give; everything else is forwarded.
+ */
+export async function startLimitingProxy(
+  target: string,
+  limits: { maxRange: number; maxLogs: number },
+): Promise<{ url: string; refusals: { range: number; size: number }; close(): Promise<void> }> {
+  const refusals = { range: 0, size: 0 }
+  const forward = async (body: string) =>
+    (await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).text()
+  const server: Server = createServer((req, res) => {
+    let body = ''
+    req.on('data', (chunk) => {
+      body += chunk
+    })
+    req.on('end', async () => {
+      try {
+        const call = JSON.parse(body) as {
+          id: number
+          method: string
+          params: Array<{ fromBlock: string; toBlock: string }>
+        }
+        const reply = (payload: object) => {
+          res.writeHead(200, { 'content-type': 'application/json' })
+          res.end(JSON.stringify({ jsonrpc: '2.0', id: call.id, ...payload }))
+        }
+        if (call.method === 'eth_getLogs') {
+          const filter = call.params[0]!
+          const span = Number(BigInt(filter.toBlock) - BigInt(filter.fromBlock)) + 1
+          if (span > limits.maxRange) {
+            refusals.range++
+            return reply({
+              error: {
+                code: -32600,
+                message: `block range is too wide: up to ${limits.maxRange} blocks allowed`,
+              },
+            })
+          }
+          const answer = JSON.parse(await forward(body)) as { result?: unknown[] }
+          if (Array.isArray(answer.result) && answer.result.length > limits.maxLogs) {
+            refusals.size++
+            return reply({
+              error: { code: -32005, message: `query returned more than ${limits.maxLogs} results` },
+            })
+          }
+          return reply({ result: answer.result })
+        }
+        res.writeHead(200, { 'content-type': 'application/json' })
+        res.end(await forward(body))
+      } catch (err) {
+        res.writeHead(502)
+        res.end(String(err))
+      }
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const address = server.address()
+  const port = typeof address === 'object' && address ? address.port : 0
+  return {
+    url: `http://127.0.0.1:${port}`,
+    refusals,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  }
+}
