@@ -1,4 +1,4 @@
-import type { Queryable } from './queryable.js'
+import type { Queryable } from '@genesis/common'
 
 /** Where the indexer is: the last indexed block. */
 export interface ChainCursor {
@@ -70,7 +70,12 @@ export async function rememberBlocks(q: Queryable, blocks: IndexedBlock[]): Prom
 export async function recentBlocks(q: Queryable): Promise<IndexedBlock[]> {
   const rows = await q<Array<{ number: string; hash: string; time: Date; undoable: boolean }>>`
     select number::text, hash, time, undoable from land_chain_blocks order by number desc`
-  return rows.map((r) => ({ number: BigInt(r.number), hash: r.hash, time: r.time, undoable: r.undoable }))
+  return rows.map((r: { number: string; hash: string; time: Date; undoable: boolean }) => ({
+    number: BigInt(r.number),
+    hash: r.hash,
+    time: r.time,
+    undoable: r.undoable,
+  }))
 }
 
 /**

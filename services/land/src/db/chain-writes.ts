@@ -1,4 +1,4 @@
-import type { Queryable } from './queryable.js'
+import type { Queryable } from '@genesis/common'
 
 /**
  * The indexer's writes to the land tables. Each first records the row's image in the undo log for its block

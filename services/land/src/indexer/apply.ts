@@ -1,3 +1,4 @@
+import type { Queryable } from '@genesis/common'
 import {
   addLandToEstate,
   closePublication,
@@ -11,12 +12,12 @@ import {
   upsertEstateOwner,
   type Write,
 } from '../db/chain-writes.js'
-import type { Queryable } from '../db/queryable.js'
+import { GRID_MAX, GRID_MIN } from '../domain/geometry.js'
 import { type ChainEvent, type Contracts, decodeTokenId, parseAssetData } from './events.js'
 
 // The Genesis City grid (the parcels table's bounds): token ids outside it are not ours to show.
-const GRID_MIN = -150n
-const GRID_MAX = 150n
+const MIN = BigInt(GRID_MIN)
+const MAX = BigInt(GRID_MAX)
 const ZERO_ADDRESS = `0x${'0'.repeat(40)}`
 
 /** Why an event was skipped: the label of the skipped-events counter. */
@@ -43,7 +44,7 @@ export interface Located {
 
 const parcelOf = (tokenId: bigint): { x: number; y: number } | null => {
   const { x, y } = decodeTokenId(tokenId)
-  if (x < GRID_MIN || x > GRID_MAX || y < GRID_MIN || y > GRID_MAX) return null
+  if (x < MIN || x > MAX || y < MIN || y > MAX) return null
   return { x: Number(x), y: Number(y) }
 }
 

@@ -111,18 +111,20 @@ export async function writeDemoOnChain(
   const created: string[] = []
   done = 0
   for (const estate of set.estates) {
+    const estateOwner = estate.owner
+    if (estateOwner === null) continue
     // only the parcels the estate's owner holds can go in
     const cells = (estateCells.get(estate.id) ?? []).filter(
-      (c) => holder.get(`${c.x},${c.y}`) === estate.owner,
+      (c) => holder.get(`${c.x},${c.y}`) === estateOwner,
     )
     if (cells.length === 0) continue
-    const owner = await impersonate(getAddress(estate.owner))
+    const owner = await impersonate(getAddress(estateOwner))
     const estates = new Contract(addresses.estateRegistry, ESTATE_ABI, owner)
     await send(
       estates.getFunction('createEstate')(
         cells.map((c) => c.x),
         cells.map((c) => c.y),
-        getAddress(estate.owner),
+        getAddress(estateOwner),
         landData(estate.name, estate.description),
       ),
     )

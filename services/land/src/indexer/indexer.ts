@@ -1,4 +1,4 @@
-import type { Logger, Sql } from '@genesis/common'
+import type { Logger, Queryable, Sql } from '@genesis/common'
 import { isEmbedded } from '@genesis/common'
 import { Counter, Gauge, type Registry } from 'prom-client'
 import {
@@ -12,7 +12,6 @@ import {
   undoAbove,
   writeCursor,
 } from '../db/chain-state.js'
-import type { Queryable } from '../db/queryable.js'
 import { applyEvent, type Located, type SkipReason } from './apply.js'
 import { type Contracts, decodeLog, type RpcLog, TOPICS } from './events.js'
 import { isRangeTooLarge, Rpc, type RpcBlock } from './rpc.js'
