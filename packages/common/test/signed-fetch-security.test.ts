@@ -15,14 +15,17 @@ import {
   verifySignedFetch,
 } from '../src/index.js'
 import {
+  ACCEPTED_SPELLINGS as ACCEPTED_VARIANTS,
   createIdentity,
   createTestDatabase,
   type Identity,
+  REFUSED_SPELLINGS as REFUSED_VARIANTS,
+  respellSignature as respelled,
+  respellLink,
   signedHeaders,
   type TestDatabase,
 } from '../src/testing/index.js'
 import { emptyMigrations } from './fixtures.js'
-import { ACCEPTED_VARIANTS, REFUSED_VARIANTS, respellLink } from './signature-variants.js'
 
 const MAX_AGE_S = 60
 let db: TestDatabase
@@ -90,14 +93,6 @@ async function directlySigned(identity: Identity, method: string, path: string) 
     }),
   } as Record<string, string>
 }
-
-/** The headers with the request's own signature (the last link) re-spelled. */
-const respelled = (headers: Record<string, string>, variant: string) =>
-  respellLink(
-    headers,
-    Object.keys(headers).filter((h) => h.startsWith('x-identity-auth-chain-')).length - 1,
-    variant,
-  )
 
 describe('replay protection by what was signed', () => {
   // Defect: the used-signature store keyed on the signature's text, while verification accepts it upper-case,

@@ -45,7 +45,7 @@ export const signatureVariants: Record<string, (signature: string) => string> = 
 }
 
 /** The spellings verification accepts (hex case, v as 0/1, the high-s twin): all one signature. */
-export const ACCEPTED_VARIANTS = [
+export const ACCEPTED_SPELLINGS = [
   'upper case',
   'one letter re-cased',
   'v as 0/1',
@@ -54,14 +54,24 @@ export const ACCEPTED_VARIANTS = [
   'high s, v 0/1',
 ]
 /** The ones it refuses (no 0x, zero padding, odd length, a wrong v or s): never a signature at all. */
-export const REFUSED_VARIANTS = Object.keys(signatureVariants).filter((v) => !ACCEPTED_VARIANTS.includes(v))
+export const REFUSED_SPELLINGS = Object.keys(signatureVariants).filter((v) => !ACCEPTED_SPELLINGS.includes(v))
 
 /** The headers with the signature of link `index` re-spelled. */
-export function respellLink(headers: Record<string, string>, index: number, variant: string) {
+export function respellLink(
+  headers: Record<string, string>,
+  index: number,
+  variant: string,
+): Record<string, string> {
   const name = `x-identity-auth-chain-${index}`
   const link = JSON.parse(headers[name]!) as { signature: string }
   return {
     ...headers,
     [name]: JSON.stringify({ ...link, signature: signatureVariants[variant]!(link.signature) }),
   }
+}
+
+/** The headers with the request's own signature (the chain's last link) re-spelled. */
+export function respellSignature(headers: Record<string, string>, variant: string): Record<string, string> {
+  const links = Object.keys(headers).filter((name) => name.startsWith('x-identity-auth-chain-')).length
+  return respellLink(headers, links - 1, variant)
 }
