@@ -2,18 +2,18 @@ import type { Sql } from '../db/database.js'
 import { refuse } from './refusal.js'
 import type { VerifiedSigner } from './verify.js'
 
-/**
- * An accepted mutating request, kept until it could no longer pass the age check. `key` is the signer's
- * replayKey (a digest of what the chain signed), not the signature's text: a re-spelled signature is the
- * same replay.
- */
+/** An accepted mutating request, kept until it could no longer pass the age check. */
 export interface UsedSignature {
-  key: string
+  /**
+   * The signer's replayKey (a digest of what the chain signed), not the signature's text, so that a
+   * re-spelled signature is the same replay. Named for the column that stores it.
+   */
+  signature: string
   expiresAt: Date
 }
 
 export const usedSignature = (signer: VerifiedSigner, maxAgeS: number): UsedSignature => ({
-  key: signer.replayKey,
+  signature: signer.replayKey,
   expiresAt: new Date(signer.timestamp + maxAgeS * 1000),
 })
 
@@ -24,13 +24,13 @@ export const usedSignature = (signer: VerifiedSigner, maxAgeS: number): UsedSign
  * effect commit together in one statement.
  */
 export const recordSignature = (sql: Sql, used: UsedSignature) => sql`
-  insert into signed_fetch_replays (signature, expires_at) values (${used.key}, ${used.expiresAt})
+  insert into signed_fetch_replays (signature, expires_at) values (${used.signature}, ${used.expiresAt})
   on conflict (signature) do nothing
   returning 1`
 
 /** Whether a signature was recorded already: for a route that records it itself and refused the request first. */
 export async function signatureUsed(sql: Sql, used: UsedSignature): Promise<boolean> {
-  const [row] = await sql`select 1 from signed_fetch_replays where signature = ${used.key}`
+  const [row] = await sql`select 1 from signed_fetch_replays where signature = ${used.signature}`
   return row !== undefined
 }
 
