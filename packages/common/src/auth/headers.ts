@@ -42,7 +42,8 @@ export function signedPath(url: string): string {
   let path = url
   if (path.charCodeAt(0) !== 47 /* / */) {
     const authority = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(path)
-    if (authority !== null) path = path.slice(authority[0].length) || '/'
+    // `http://host` and `http://host?q` target the root.
+    if (authority !== null) path = `/${path.slice(authority[0].length).replace(/^\//, '')}`
   }
   const query = path.indexOf('?')
   return query === -1 ? path : path.slice(0, query)
