@@ -5,6 +5,8 @@ import { spawn } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import pretty from 'pino-pretty'
+// Built with the services (turbo run build); one place for the services' data paths.
+import { serviceDataDir } from '../packages/common/dist/db/data-dir.js'
 
 const root = new URL('..', import.meta.url).pathname
 // Read here, not by a turbo task: what the services are given decides what the banner shows.
@@ -36,6 +38,9 @@ function prettyStream(name) {
   })
 }
 
+/** Where a service keeps its generated files: DATA_DIR/<service>, or `.data/<service>` by default. */
+const dataDir = (name) => serviceDataDir(name, env.DATA_DIR, root)
+
 const children = []
 for (const service of services) {
   const dir = join(root, 'services', service.name)
@@ -45,7 +50,14 @@ for (const service of services) {
   }
   const child = spawn(process.execPath, ['--single-threaded-gc', 'dist/server.js'], {
     cwd: dir,
-    env: { PORT: String(service.port), LOG_LEVEL: 'info', ...process.env },
+    // An exported DATA_DIR is shared by the three: each gets its own directory under it (an embedded
+    // database belongs to one process; a second opening it is refused).
+    env: {
+      PORT: String(service.port),
+      LOG_LEVEL: 'info',
+      ...process.env,
+      DATA_DIR: dataDir(service.name),
+    },
     stdio: ['ignore', readable ? 'pipe' : 'inherit', 'inherit'],
     // Its own process group: a Ctrl-C reaches only this script, which passes one SIGTERM on (a second
     // signal would cut the services' graceful shutdown short).
@@ -82,8 +94,6 @@ async function waitReady({ name, port }) {
   return false
 }
 
-/** Where a service keeps its generated files: DATA_DIR, or `.data/<service>` as the services default to. */
-const dataDir = (name) => env.DATA_DIR ?? join(root, '.data', name)
 const shown = (path) => relative(process.cwd(), path) || path
 const developmentDefaults = !env.DATABASE_URL && env.NODE_ENV !== 'production'
 

@@ -3,13 +3,14 @@
  * Exits 0 when every step answered as documented, 1 (naming the step and the answer) otherwise.
  *
  *   CLAIMS_URL, COLLECTIONS_URL, LAND_URL   base URLs (default http://localhost:3001, 3002, 3003)
- *   CLAIMS_ADMIN_TOKEN                      the operator's token (default: .data/claims/admin.token)
- *   COMMITTEE_PRIVATE_KEY                   a committee member's key (default: .data/collections/committee.key)
+ *   CLAIMS_ADMIN_TOKEN                      the operator's token (default: kept in DATA_DIR/claims or .data/claims)
+ *   COMMITTEE_PRIVATE_KEY                   a committee member's key (default: kept in DATA_DIR/collections or .data/collections)
  *   CHAIN_NETWORK, THIRD_PARTY_REGISTRY_*   as given to the collections service (same defaults)
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { serviceDataDir } from '@genesis/common'
 // The collections service's own config defaults, from its build output (not a public export of the service).
 import { loadConfig } from '../../../services/collections/dist/config.js'
 import { GenesisApiError, LOCAL_SERVICE_URLS, type ServiceUrls } from '../src/index.js'
@@ -50,8 +51,10 @@ async function main(): Promise<number> {
   const started = 'start the services with `pnpm start`, which generates it'
   try {
     await ready(urls)
-    const adminToken = kept('CLAIMS_ADMIN_TOKEN', join(root, '.data/claims/admin.token'), started)
-    const committeeKey = kept('COMMITTEE_PRIVATE_KEY', join(root, '.data/collections/committee.key'), started)
+    // Where `pnpm start` keeps them: DATA_DIR/<service>, or .data/<service>.
+    const dataDir = (service: string) => serviceDataDir(service, process.env.DATA_DIR, root)
+    const adminToken = kept('CLAIMS_ADMIN_TOKEN', join(dataDir('claims'), 'admin.token'), started)
+    const committeeKey = kept('COMMITTEE_PRIVATE_KEY', join(dataDir('collections'), 'committee.key'), started)
     // The collections service's own defaults for its network and registry (the cheque's EIP-712 domain).
     const { DATABASE_URL: _ignored, ...env } = process.env
     const collections = loadConfig(env)

@@ -1,23 +1,11 @@
-import { existsSync } from 'node:fs'
-import { dirname, join, resolve } from 'node:path'
 import { type Static, type TObject, Type } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
+import { defaultDataDir } from './db/data-dir.js'
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
     super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`)
     this.name = 'ConfigError'
-  }
-}
-
-/** The repository root (where pnpm-workspace.yaml is), or the working directory outside a checkout. */
-function findRepositoryRoot(from = process.cwd()): string {
-  let dir = resolve(from)
-  for (;;) {
-    if (existsSync(join(dir, 'pnpm-workspace.yaml'))) return dir
-    const parent = dirname(dir)
-    if (parent === dir) return resolve(from)
-    dir = parent
   }
 }
 
@@ -31,7 +19,7 @@ export function baseConfigSchema(service: { service: string; port: number }) {
     PORT: Type.Integer({ minimum: 0, maximum: 65535, default: service.port }),
     HOST: Type.String({ default: '0.0.0.0' }),
     DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
-    DATA_DIR: Type.String({ default: join(findRepositoryRoot(), '.data', service.service) }),
+    DATA_DIR: Type.String({ default: defaultDataDir(service.service) }),
     LOG_LEVEL: Type.Union(LogLevel.anyOf, { default: 'info' }),
     CORS_ORIGINS: Type.String({ default: '*' }),
     AUTH_MAX_AGE_S: Type.Integer({ minimum: 1, default: 300 }),

@@ -1,8 +1,14 @@
 export * from './auth/native-crypto.js'
 export * from './auth/signed-fetch.js'
 export * from './config.js'
+export * from './db/data-dir.js'
 export * from './db/database.js'
-export { type EmbeddedPostgres, startEmbeddedPostgres } from './db/embedded.js'
+export {
+  type EmbeddedPostgres,
+  embeddedLockFile,
+  lockEmbeddedDataDir,
+  startEmbeddedPostgres,
+} from './db/embedded.js'
 export * from './db/migrate.js'
 export * from './db/open.js'
 export * from './db/queryable.js'

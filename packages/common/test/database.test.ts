@@ -115,7 +115,8 @@ describe('embedded default', () => {
     const [count] = await second.sql`select count(*)::int as n from kept`
     expect(count?.n).toBe(6)
     await second.close()
-  })
+    // Two PGlite starts: ~20 s each on a busy 2-core machine.
+  }, 120_000)
 })
 
 describe('without a reachable PostgreSQL', () => {

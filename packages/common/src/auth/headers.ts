@@ -32,6 +32,23 @@ export const signedFetchPayload = (
   metadata: string,
 ) => [method, path, timestamp, metadata].join(':').toLowerCase()
 
+const cut = (text: string) => (text.length > 40 ? `${text.slice(0, 40)}…` : text)
+
+/**
+ * The path a request signs, from its request target: without the query string, and for the absolute
+ * form a proxy sends (`GET http://host:port/v1/things HTTP/1.1`) the URL's path alone.
+ */
+export function signedPath(url: string): string {
+  let path = url
+  if (path.charCodeAt(0) !== 47 /* / */) {
+    const authority = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(path)
+    // `http://host` and `http://host?q` target the root.
+    if (authority !== null) path = `/${path.slice(authority[0].length).replace(/^\//, '')}`
+  }
+  const query = path.indexOf('?')
+  return query === -1 ? path : path.slice(0, query)
+}
+
 export function header(headers: IncomingHttpHeaders, name: string): string | undefined {
   const value = headers[name]
   return Array.isArray(value) ? value[0] : value
@@ -74,10 +91,12 @@ export function parseChain(headers: IncomingHttpHeaders): AuthChain {
 export function parseTimestamp(headers: IncomingHttpHeaders, maxAgeS: number, now: number): number {
   const raw = header(headers, AUTH_TIMESTAMP_HEADER)
   if (raw === undefined) throw refuse('missing', `Missing ${AUTH_TIMESTAMP_HEADER} header`)
-  if (!/^\d{1,16}$/.test(raw)) {
+  // No leading zero: the payload signs the number as the client wrote it, and the check below reads it
+  // as a number, so one number must have one spelling for both to agree.
+  if (!/^(?:0|[1-9]\d{0,15})$/.test(raw)) {
     throw refuse(
       'malformed',
-      `Header ${AUTH_TIMESTAMP_HEADER} must be milliseconds since epoch, got "${raw}"`,
+      `Header ${AUTH_TIMESTAMP_HEADER} must be milliseconds since epoch in decimal digits without leading zeros, got "${cut(raw)}"`,
     )
   }
   const timestamp = Number(raw)
@@ -89,6 +108,29 @@ export function parseTimestamp(headers: IncomingHttpHeaders, maxAgeS: number, no
     )
   }
   return timestamp
+}
+
+/**
+ * Whether the metadata names the kernel-scene signer, decided on what was signed: the payload covers the
+ * lower-cased text, so `{"Signer":"DECENTRALAND-KERNEL-SCENE"}` carries the scene's own signature. Keys
+ * and values are compared lower-case after parsing too, for escapes (`\u0045`) lower-casing the text misses.
+ */
+function isSceneSigned(raw: string): boolean {
+  let signed: unknown
+  try {
+    signed = JSON.parse(raw.toLowerCase())
+  } catch {
+    // Unreachable for text that parsed as sent (JSON's keywords and escapes are lower-case already, bar hex
+    // digits and exponents); should it happen, refuse rather than let it through.
+    return true
+  }
+  if (typeof signed !== 'object' || signed === null) return false
+  return Object.entries(signed).some(
+    ([key, value]) =>
+      key.toLowerCase() === 'signer' &&
+      typeof value === 'string' &&
+      value.toLowerCase() === KERNEL_SCENE_SIGNER,
+  )
 }
 
 /** The metadata header as sent (what the payload signs) and as an object; scene signers are refused. */
@@ -104,7 +146,7 @@ export function parseMetadata(headers: IncomingHttpHeaders): { raw: string; valu
     throw refuse('malformed', `Header ${AUTH_METADATA_HEADER} must be a JSON object`)
   }
   const metadata = value as Record<string, unknown>
-  if (metadata.signer === KERNEL_SCENE_SIGNER) {
+  if (isSceneSigned(raw)) {
     throw refuse(
       'forbidden_signer',
       'Requests signed by a scene (decentraland-kernel-scene) are not accepted',

@@ -2,14 +2,18 @@ import type { Sql } from '../db/database.js'
 import { refuse } from './refusal.js'
 import type { VerifiedSigner } from './verify.js'
 
-/** The signature of an accepted mutating request, kept until it could no longer pass the age check. */
+/** An accepted mutating request, kept until it could no longer pass the age check. */
 export interface UsedSignature {
+  /**
+   * The signer's replayKey (a digest of what the chain signed), not the signature's text, so that a
+   * re-spelled signature is the same replay. Named for the column that stores it.
+   */
   signature: string
   expiresAt: Date
 }
 
 export const usedSignature = (signer: VerifiedSigner, maxAgeS: number): UsedSignature => ({
-  signature: signer.signature,
+  signature: signer.replayKey,
   expiresAt: new Date(signer.timestamp + maxAgeS * 1000),
 })
 

@@ -13,6 +13,7 @@ export {
   isMutating,
   type SignedRequest,
   signedFetchPayload,
+  signedPath,
 } from './headers.js'
 export {
   pruneSignatures,

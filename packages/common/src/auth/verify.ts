@@ -8,15 +8,17 @@ import {
   type SignedRequest,
   signedFetchPayload,
 } from './headers.js'
-import { recoverPersonalSigner } from './native-crypto.js'
+import { fastKeccak256, recoverPersonalSigner } from './native-crypto.js'
 import { invalidSignature, refuse } from './refusal.js'
 
 export interface VerifiedSigner {
   /** The owner of the chain, lower-case. */
   address: string
   metadata: Record<string, unknown>
-  /** The signature of the last link: what replay protection remembers. */
+  /** The signature of the last link, as sent. */
   signature: string
+  /** What replay protection remembers (see replayKey): the same for every spelling of the signatures. */
+  replayKey: string
   timestamp: number
 }
 
@@ -56,8 +58,27 @@ export async function verifyChain(
   const address = Authenticator.ownerAddress(chain).toLowerCase()
   if (!/^0x[0-9a-f]{40}$/.test(address))
     throw refuse('malformed', 'The auth chain does not start with a signer address')
-  const signer = { address, metadata: metadata.value, signature: last.signature ?? '', timestamp }
+  const signer = {
+    address,
+    metadata: metadata.value,
+    signature: last.signature ?? '',
+    replayKey: replayKey(address, chain),
+    timestamp,
+  }
   return { signer, ephemeralExpiresAt }
+}
+
+/**
+ * A request is used once whatever the spelling of its signatures. Verification reads a signature as bytes
+ * (hex in any case), takes v as 0/1 or 27/28 and recovers from a high-s form too, and @dcl/crypto's
+ * parser is looser still, so the text of a signature is no identity. What was signed is: the owner and
+ * every payload of the chain (the delegations and the request line, timestamp and metadata). A wallet
+ * signs deterministically (RFC 6979), so two genuine requests with the same payloads carry the same
+ * signature anyway: keying on the payloads refuses nothing a signature key would accept.
+ */
+function replayKey(owner: string, chain: AuthChain): string {
+  const signed = [owner, ...chain.slice(1).map((link) => link.payload)].join('\n')
+  return fastKeccak256(Buffer.from(signed, 'utf8'))
 }
 
 /** The chain every wallet-signed request has: owner → ephemeral key (personal sign) → request. */

@@ -1,4 +1,5 @@
-import { mkdirSync } from 'node:fs'
+import { mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs'
+import { resolve } from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm'
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket'
@@ -9,20 +10,95 @@ export interface EmbeddedPostgres {
 }
 
 /**
+ * The lock of an embedded database: a file beside its directory (`<dataDir>.lock`, not inside: the
+ * directory is PostgreSQL's own) holding the pid of the process that has it open.
+ */
+export const embeddedLockFile = (dataDir: string) => `${resolve(dataDir)}.lock`
+
+/** Directories this process has open (a pid alone cannot tell two opens in one process apart). */
+const openHere = new Set<string>()
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    // EPERM: it exists, under another user.
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/**
+ * Takes the directory for this process (the returned function gives it back), or refuses: PGlite is a single-process database, and a second
+ * process opening the same files would corrupt them. A lock left by a process that is gone is taken over.
+ */
+export function lockEmbeddedDataDir(dataDir: string): () => void {
+  const dir = resolve(dataDir)
+  const file = embeddedLockFile(dir)
+  for (let attempt = 0; ; attempt++) {
+    if (openHere.has(dir)) throw embeddedInUse(dir, process.pid)
+    try {
+      writeFileSync(file, `${process.pid}\n`, { flag: 'wx' })
+      break
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw error
+    }
+    const holder = Number.parseInt(readFileSync(file, 'utf8'), 10)
+    if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && alive(holder))
+      throw embeddedInUse(dir, holder)
+    // Stale: its process is gone (or had this pid and is gone too).
+    unlinkSync(file)
+  }
+  openHere.add(dir)
+  return () => {
+    openHere.delete(dir)
+    try {
+      if (Number.parseInt(readFileSync(file, 'utf8'), 10) === process.pid) unlinkSync(file)
+    } catch {}
+  }
+}
+
+const embeddedInUse = (dir: string, pid: number) =>
+  new Error(
+    `The embedded database in ${dir} is already open by process ${pid}${pid === process.pid ? ' (this one)' : ''}: ` +
+      'it belongs to one process. Give each service its own DATA_DIR (pnpm start gives each DATA_DIR/<service>), ' +
+      'stop the other process, or set DATABASE_URL.',
+  )
+
+/**
  * PGlite served on a loopback socket, so the same `postgres` client code runs against it.
- * `dataDir` undefined keeps the data in memory (used by the test fallback).
+ * `dataDir` undefined keeps the data in memory (used by the test fallback); a directory already open by
+ * another process (or another start in this one) is refused.
  */
 export async function startEmbeddedPostgres(dataDir?: string): Promise<EmbeddedPostgres> {
-  if (dataDir) mkdirSync(dataDir, { recursive: true })
-  const db = await PGlite.create({ dataDir, extensions: { pg_trgm } })
-  const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 32 })
-  await server.start()
-  const port = server.getServerConn().split(':').pop()
-  return {
-    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
-    stop: async () => {
-      await server.stop()
+  let unlock = () => {}
+  if (dataDir) {
+    mkdirSync(dataDir, { recursive: true })
+    unlock = lockEmbeddedDataDir(dataDir)
+  }
+  try {
+    const db = await PGlite.create({ dataDir, extensions: { pg_trgm } })
+    const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 32 })
+    try {
+      await server.start()
+    } catch (error) {
       await db.close()
-    },
+      throw error
+    }
+    const port = server.getServerConn().split(':').pop()
+    return {
+      url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+      stop: async () => {
+        try {
+          await server.stop()
+          await db.close()
+        } finally {
+          unlock()
+        }
+      },
+    }
+  } catch (error) {
+    unlock()
+    throw error
   }
 }

@@ -21,7 +21,7 @@ import type { BaseConfig } from '../config.js'
 import type { Sql } from '../db/database.js'
 import { TooManyRequestsError } from '../errors.js'
 import { installCors } from './cors.js'
-import { clientErrorHandler, installErrorHandling, sendError } from './error-handler.js'
+import { answerNodeRefusals, clientErrorHandler, installErrorHandling, sendError } from './error-handler.js'
 import { installHealth } from './health.js'
 import { lazyChildLoggerFactory } from './lazy-logger.js'
 import { installMetrics } from './metrics.js'
@@ -106,7 +106,10 @@ export async function createApp(input: CreateAppOptions): Promise<App> {
     // URL-level failures (a bad percent escape, an over-long path segment) in the envelope too.
     frameworkErrors: sendError,
     clientErrorHandler,
+    // Refused by the kit instead, in the envelope (answerNodeRefusals).
+    http: { requireHostHeader: false },
   }).withTypeProvider<TypeBoxTypeProvider>()
+  answerNodeRefusals(app.server)
 
   // First, so that every route, the kit's own included, is timed.
   app.decorate('metrics', installMetrics(app, options.name))

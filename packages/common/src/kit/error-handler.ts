@@ -1,4 +1,5 @@
-import type { Socket } from 'node:net'
+import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http'
+import type { Duplex } from 'node:stream'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import postgres from 'postgres'
 import { isDatabaseUnavailable } from '../db/unreachable.js'
@@ -124,22 +125,68 @@ const CLIENT_ERRORS: Readonly<Record<string, [number, string, string]>> = {
   ERR_HTTP_REQUEST_TIMEOUT: [408, 'request_timeout', 'The request took too long to arrive'],
 }
 
+/** A whole HTTP/1.1 error answer in the envelope, for a socket no Fastify reply stands for. */
+function rawAnswer(status: number, code: string, message: string): string {
+  const body = JSON.stringify({ ok: false, error: message, code })
+  return (
+    `HTTP/1.1 ${status} ${code}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+    `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
+  )
+}
+
 /** The HTTP parser's refusals, in the envelope too (Fastify's own writes a body of its own shape). */
-export function clientErrorHandler(error: Error & { code?: string }, socket: Socket) {
+export function clientErrorHandler(error: Error & { code?: string }, socket: Duplex) {
   if (error.code === 'ECONNRESET' || socket.destroyed) return
   const [status, code, message] = CLIENT_ERRORS[error.code ?? ''] ?? [
     400,
     'bad_request',
     'The request is not valid HTTP',
   ]
-  const body = JSON.stringify({ ok: false, error: message, code })
-  if (socket.writable) {
-    socket.write(
-      `HTTP/1.1 ${status} ${code}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    )
-  }
+  if (socket.writable) socket.write(rawAnswer(status, code, message))
   socket.destroy(error)
+}
+
+function answer(response: ServerResponse, status: number, code: string, message: string) {
+  const body = JSON.stringify({ ok: false, error: message, code })
+  response.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    connection: 'close',
+  })
+  response.end(body)
+}
+
+/**
+ * The requests Node answers itself, before Fastify sees them, with an empty body: an HTTP/1.1 request
+ * without Host (400), an Expect other than 100-continue (417), and CONNECT (no answer at all, the socket
+ * dropped). The kit answers them in the envelope. The Host check needs the server's own refusal off
+ * (`http: { requireHostHeader: false }` in the Fastify options), so it runs first on every request: one
+ * property read.
+ */
+export function answerNodeRefusals(server: Server) {
+  const handlers = server.listeners('request') as RequestListener[]
+  const handle = handlers[0]
+  if (handlers.length === 1 && handle !== undefined) {
+    server.removeAllListeners('request')
+    server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+      if (
+        request.headers.host === undefined &&
+        request.httpVersionMajor === 1 &&
+        request.httpVersionMinor === 1
+      ) {
+        answer(response, 400, 'bad_request', 'An HTTP/1.1 request must have a Host header')
+        return
+      }
+      handle(request, response)
+    })
+  }
+  server.on('checkExpectation', (_request: IncomingMessage, response: ServerResponse) => {
+    answer(response, 417, 'expectation_failed', 'The only expectation this service meets is 100-continue')
+  })
+  server.on('connect', (_request: IncomingMessage, socket: Duplex) => {
+    socket.on('error', () => {})
+    socket.end(rawAnswer(400, 'bad_request', 'CONNECT is not supported: this service is not a proxy'))
+  })
 }
 
 /** Every error, thrown or raised by Fastify itself, leaves as the error envelope with a matching status. */

@@ -5,6 +5,7 @@ import {
   pruneSignatures,
   rememberSignature,
   type SignedFetchOptions,
+  signedPath,
   type UsedSignature,
   usedSignature,
   verifySignedFetch,
@@ -46,8 +47,7 @@ export function installSignedFetch(app: FastifyInstance, sql: Sql, options: Sign
     (mode: AuthMode, replay: 'kit' | 'route'): onRequestAsyncHookHandler =>
     async (request) => {
       if (mode === 'optional' && request.headers[`${AUTH_CHAIN_HEADER_PREFIX}0`] === undefined) return
-      const query = request.url.indexOf('?')
-      const path = query === -1 ? request.url : request.url.slice(0, query)
+      const path = signedPath(request.url)
       const signer = await verifySignedFetch(
         { method: request.method, path, headers: request.headers },
         options,
