@@ -5,6 +5,7 @@ import { type Context, createContext } from './context.js'
 import { packageRoot } from './paths.js'
 import { explorerRoutes } from './routes/explorer.js'
 import { routes } from './routes/index.js'
+import { atlasRoutes, legacyTileRoutes } from './routes/v2/index.js'
 
 /** Its name, version and description, as package.json gives them. */
 export const SERVICE = servicePackage(packageRoot)
@@ -32,6 +33,9 @@ export async function buildApp({ sql, config, logger, context }: AppOptions<Conf
     await unprefixed.register(routes, { ctx })
   })
   await app.register(routes, { prefix: '/v1', ctx })
+  // atlas-server's surface: /v2 once, and its legacy /v1/tiles.
+  await app.register(atlasRoutes, { prefix: '/v2', ctx })
+  await app.register(legacyTileRoutes, { prefix: '/v1', ctx })
   await app.register(explorerRoutes, { ctx })
   return app
 }

@@ -1,4 +1,4 @@
-import { baseConfigSchema, loadConfig as loadBaseConfig } from '@genesis/common'
+import { Address, baseConfigSchema, loadConfig as loadBaseConfig } from '@genesis/common'
 import { type Static, Type } from '@sinclair/typebox'
 
 export const configSchema = Type.Composite([
@@ -18,6 +18,17 @@ export const configSchema = Type.Composite([
     LAND_PREWARM: Type.Boolean({ default: true }),
     /** Quiet time after a `land_changed` notification before the index is rebuilt (writes come in bursts). */
     LAND_REFRESH_DEBOUNCE_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 100 }),
+    /**
+     * The service's public base URL, for absolute links in token metadata (the images). Unset: the
+     * request's origin, in development only.
+     */
+    LAND_PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$' })),
+    /** The LAND registry whose tokens `/v2/contracts/:address/tokens/:id` describes (default: mainnet's). */
+    LAND_REGISTRY_ADDRESS: Type.Optional(Address),
+    /** The estate registry likewise. */
+    ESTATE_REGISTRY_ADDRESS: Type.Optional(Address),
+    /** `production` turns development defaults off (metadata links from the request's origin). */
+    NODE_ENV: Type.Optional(Type.String()),
   }),
 ])
 export type Config = Static<typeof configSchema>
