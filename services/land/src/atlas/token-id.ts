@@ -20,7 +20,7 @@ export function decodeTokenId(id: bigint): { x: number; y: number } | undefined 
 
 /** A uint256 written in plain decimal, as token ids travel in URLs; undefined for anything else. */
 export function parseUint256(value: string): bigint | undefined {
-  if (!/^[0-9]{1,78}$/.test(value)) return undefined
+  if (!/^[0-9]{1,100}$/.test(value)) return undefined
   const n = BigInt(value)
   return n <= UINT256_MAX ? n : undefined
 }

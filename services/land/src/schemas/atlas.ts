@@ -91,7 +91,7 @@ export type MetadataParcelParams = Static<typeof MetadataParcelParams>
 
 const DecimalId = (description: string) =>
   Type.String({
-    pattern: '^[0-9]{1,78}$',
+    pattern: '^[0-9]{1,100}$',
     description,
     [HINT]: 'expected a token id in decimal',
   })
