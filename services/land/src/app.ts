@@ -3,6 +3,7 @@ import type { FastifySchema } from 'fastify'
 import type { Config } from './config.js'
 import { type Context, createContext } from './context.js'
 import { packageRoot } from './paths.js'
+import { atlasPageRoutes } from './routes/atlas-page.js'
 import { explorerRoutes } from './routes/explorer.js'
 import { routes } from './routes/index.js'
 import { atlasRoutes, legacyTileRoutes } from './routes/v2/index.js'
@@ -37,5 +38,6 @@ export async function buildApp({ sql, config, logger, context }: AppOptions<Conf
   await app.register(atlasRoutes, { prefix: '/v2', ctx })
   await app.register(legacyTileRoutes, { prefix: '/v1', ctx })
   await app.register(explorerRoutes, { ctx })
+  await app.register(atlasPageRoutes)
   return app
 }

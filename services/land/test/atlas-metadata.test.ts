@@ -255,10 +255,9 @@ describe('districts and contributions', () => {
     const v2 = await get('/v2/districts')
     expect(v2.json()).toEqual((await get('/districts')).json())
     expect((await get('/v2/districts', { 'if-none-match': v2.headers.etag as string })).statusCode).toBe(304)
-    const [{ address }] = await land.db.sql<
-      Array<{ address: string }>
-    >`select address from contributions limit 1`
-    const mixed = `0x${address!.slice(2).toUpperCase()}`
+    const [row] = await land.db.sql<Array<{ address: string }>>`select address from contributions limit 1`
+    const address = row!.address
+    const mixed = `0x${address.slice(2).toUpperCase()}`
     const contributions = await get(`/v2/addresses/${mixed}/contributions`)
     expect(contributions.json()).toEqual((await get(`/addresses/${address}/contributions`)).json())
     expect(contributions.json().data.length).toBeGreaterThan(0)
