@@ -118,7 +118,7 @@ export async function runAtlasBench(options: AtlasBenchOptions): Promise<AtlasBe
   const view = grid.current()
   for (let i = 0; i < 5; i++) {
     const started = performance.now()
-    const atlas = new AtlasView(view, undefined)
+    const atlas = await AtlasView.build(view, undefined)
     result.prepareMs.push(performance.now() - started)
     const body = atlas.body('v2', {})
     let t = performance.now()

@@ -223,6 +223,52 @@ describe('GET /v2/tiles', () => {
   }, 120_000)
 })
 
+describe('bad queries', () => {
+  // What a fuzz run sends (test/fuzz.test.ts leaves these routes to this test: their answers are large).
+  const VALUES = [
+    '%zz',
+    '%00',
+    '0x10',
+    '1e2',
+    '%201',
+    '%2B1',
+    '5.0',
+    '-1',
+    '99999999999999999999',
+    '%27%3B--',
+    'a'.repeat(3000),
+    'Infinity',
+    'NaN',
+    '',
+  ]
+  it('never answer a 5xx nor leave the envelope, in either shape', async () => {
+    for (const path of ['/v2/tiles', '/v1/tiles']) {
+      for (const name of ['x1', 'y1', 'x2', 'y2', 'include', 'exclude']) {
+        for (const value of VALUES) {
+          // The other corners stay a small rectangle unless this value breaks it.
+          const rect = { x1: '0', y1: '0', x2: '1', y2: '1', include: 'id,type', exclude: '' } as Record<
+            string,
+            string
+          >
+          rect[name] = value
+          const query = Object.entries(rect)
+            .map(([k, v]) => `${k}=${v}`)
+            .join('&')
+          const response = await get(`${path}?${query}`)
+          expect(response.statusCode, `${path}?${query.slice(0, 80)}`).toBeLessThan(500)
+          const body = response.json() as { ok: boolean; code?: string }
+          expect(typeof body.ok).toBe('boolean')
+          if (!body.ok) expect(response.statusCode).toBe(400)
+        }
+      }
+      // A parameter given twice is refused by the kit, in the envelope.
+      const twice = await get(`${path}?x1=0&x1=1&y1=0&x2=0&y2=0`)
+      expect(twice.statusCode).toBe(400)
+      expect(twice.json()).toMatchObject({ ok: false, code: 'bad_request' })
+    }
+  }, 300_000)
+})
+
 describe('GET /v1/tiles (legacy)', () => {
   it('numbers the types as atlas-server did, flags as 1 only when set, estate_id', async () => {
     const legacy = await tilesOf(`/v1/tiles?${RECT_QUERY}`)

@@ -4,7 +4,7 @@ import { ByteLru, CachedBody } from '../grid/map-body.js'
 import type { GridView } from '../grid/view.js'
 import { cellIndex, GRID_MAX, GRID_MIN } from '../render/types.js'
 import {
-  buildTiles,
+  buildTileRows,
   filterKey,
   pickFields,
   type Tile,
@@ -19,6 +19,8 @@ const FILTERED_CACHE_BYTES = 32 * 1024 * 1024
 
 export type TileShape = 'v2' | 'legacy'
 
+/** Rows built and serialised between two yields to the event loop. */
+const ROWS_PER_SLICE = 12
 const HEAD = '{"ok":true,"data":{'
 const TAIL = '}}'
 
@@ -36,14 +38,15 @@ export class AtlasView {
   private wholeLegacy: CachedBody | undefined
   private readonly filtered = new ByteLru<CachedBody>(FILTERED_CACHE_BYTES)
 
-  constructor(
+  private constructor(
     readonly grid: GridView,
+    tiles: Tile[],
+    whole: Buffer,
     previous: AtlasView | undefined,
   ) {
-    this.tiles = buildTiles(grid)
-    const json = serialise(this.tiles, wholeGrid(), tileJson)
-    this.wholeV2 = new CachedBody(Buffer.from(json))
-    const hash = createHash('sha1').update(this.wholeV2.json)
+    this.tiles = tiles
+    this.wholeV2 = new CachedBody(whole)
+    const hash = createHash('sha1').update(whole)
     hash.update(grid.data.cells.map((cell) => cell.description).join('\0'))
     for (const [id, estate] of grid.data.estates) hash.update(`${id}\0${estate.description}\0`)
     hash.update(JSON.stringify(grid.data.districts))
@@ -55,6 +58,27 @@ export class AtlasView {
       // Two versions within one second must not share a date, or If-Modified-Since would hide the second.
       this.lastModified = previous ? Math.max(at, previous.lastModified + 1000) : at
     }
+  }
+
+  /**
+   * Builds and serialises the whole grid in slices of rows that yield to the event loop: ~22 MB of JSON
+   * made at once would hold every other request for the whole time.
+   */
+  static async build(grid: GridView, previous: AtlasView | undefined): Promise<AtlasView> {
+    const tiles = new Array<Tile>(grid.data.cells.length)
+    const parts: string[] = []
+    for (let top = GRID_MAX; top >= GRID_MIN; top -= ROWS_PER_SLICE) {
+      const bottom = Math.max(GRID_MIN, top - ROWS_PER_SLICE + 1)
+      buildTileRows(grid, tiles, bottom, top)
+      for (let y = top; y >= bottom; y--) {
+        for (let x = GRID_MIN; x <= GRID_MAX; x++) {
+          const tile = tiles[cellIndex(x, y)]!
+          parts.push(`"${tile.id}":${tileJson(tile)}`)
+        }
+      }
+      await new Promise<void>((resolve) => setImmediate(resolve))
+    }
+    return new AtlasView(grid, tiles, Buffer.from(`${HEAD}${parts.join(',')}${TAIL}`), previous)
   }
 
   tile(x: number, y: number): Tile {
@@ -112,18 +136,24 @@ function serialise(
  * `/v1/tiles` share it (one per index, whichever plugin asks first).
  */
 export class AtlasIndex {
-  private readonly views = new WeakMap<GridView, AtlasView>()
+  private readonly views = new WeakMap<GridView, Promise<AtlasView>>()
   private latest: AtlasView | undefined
 
   constructor(private readonly grid: GridIndex) {}
 
-  current(): AtlasView {
+  /** The current view's atlas; concurrent first requests share one build. */
+  current(): Promise<AtlasView> {
     const view = this.grid.current()
     let atlas = this.views.get(view)
     if (!atlas) {
-      atlas = new AtlasView(view, this.latest)
+      atlas = AtlasView.build(view, this.latest).then((built) => {
+        // Only a newer view's atlas may become the one later versions compare with.
+        if (!this.latest || built.grid.at >= this.latest.grid.at) this.latest = built
+        return built
+      })
+      // A failed build is not kept: the next request tries again.
+      atlas.catch(() => this.views.delete(view))
       this.views.set(view, atlas)
-      this.latest = atlas
     }
     return atlas
   }

@@ -102,16 +102,22 @@ const millis = (iso: string | null | undefined) => (iso ? Date.parse(iso) || 0 :
  * by (one per estate, per district, one for the roads, one for the plazas), so both draw the same shapes.
  */
 export function buildTiles(view: GridView): Tile[] {
+  const tiles = new Array<Tile>(view.data.cells.length)
+  buildTileRows(view, tiles, GRID_MIN, GRID_MAX)
+  return tiles
+}
+
+/** The tiles of rows `fromY`..`toY` into `tiles` (so that a caller can build the grid in slices). */
+export function buildTileRows(view: GridView, tiles: Tile[], fromY: number, toY: number): void {
   const { cells, estates, districts } = view.data
   const { kind, group } = view
   const districtNames = new Map(districts.map((d) => [d.id, d.name]))
-  const tiles = new Array<Tile>(cells.length)
   const joined = (i: number, x: number, y: number) => {
     if (!inGrid(x, y)) return false
     const j = cellIndex(x, y)
     return group[i] !== 0 && group[j] === group[i] && kind[j] === kind[i]
   }
-  for (let y = GRID_MIN; y <= GRID_MAX; y++) {
+  for (let y = fromY; y <= toY; y++) {
     for (let x = GRID_MIN; x <= GRID_MAX; x++) {
       const i = cellIndex(x, y)
       const cell = cells[i]!
@@ -152,7 +158,6 @@ export function buildTiles(view: GridView): Tile[] {
       tiles[i] = tile
     }
   }
-  return tiles
 }
 
 /** A whole tile's JSON, written by hand: the same bytes as JSON.stringify, in a fraction of the time. */

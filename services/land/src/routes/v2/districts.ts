@@ -23,18 +23,18 @@ export const atlasDistrictRoutes: RoutePlugin<Context> = async (app, { ctx }) =>
         response: { 200: DistrictsEnvelope, 304: NotModified, ...errorResponses(503) },
       },
     },
-    (request, reply) => {
-      const atlas = atlasIndexOf(grid).current()
+    async (request, reply) => {
+      const atlas = await atlasIndexOf(grid).current()
       if (
         notModified(request, reply, {
           etag: `W/"${atlas.version}.districts"`,
           lastModified: atlas.lastModified,
         })
       ) {
-        reply.code(304).send(null)
-        return
+        return reply.code(304).send(null)
       }
       sendCached(request, reply, atlas.grid.districts())
+      return reply
     },
   )
 

@@ -60,7 +60,7 @@ export const atlasImageRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
     const snapshot = map.snapshot()
     const key = imageKey(image, subject)
     const etag = imageETag(snapshot.version, key)
-    const { lastModified } = atlasIndexOf(grid).current()
+    const { lastModified } = await atlasIndexOf(grid).current()
     if (notModified(request, reply, { etag, lastModified })) return reply.code(304).send()
     return reply.type('image/png').send(await images.png(snapshot, image, key))
   }

@@ -42,13 +42,13 @@ export const atlasMetadataRoutes: RoutePlugin<Context> = async (app, { ctx }) =>
     return `${request.protocol}://${request.host}`
   }
 
-  function send(
+  async function send(
     request: FastifyRequest,
     reply: FastifyReply,
     make: (view: GridView, base: string) => TokenMetadata | undefined,
     notFound: () => Error,
   ) {
-    const atlas = atlasIndexOf(grid).current()
+    const atlas = await atlasIndexOf(grid).current()
     const base = baseUrl(request)
     const metadata = make(atlas.grid, base)
     if (metadata === undefined) throw notFound()

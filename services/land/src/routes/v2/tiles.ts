@@ -15,23 +15,24 @@ import { digest, notModified } from './validators.js'
 
 const tags = ['atlas']
 
-function answerTiles(
+async function answerTiles(
   ctx: Pick<Context, 'grid'>,
   shape: TileShape,
   query: TilesQuery,
   request: FastifyRequest,
   reply: FastifyReply,
 ) {
-  const atlas = atlasIndexOf(ctx.grid).current()
+  const atlas = await atlasIndexOf(ctx.grid).current()
   const filter = parseTileFilter(query)
   const whole = filter.rect === undefined && filter.fields === undefined
   const variant = whole ? shape : `${shape}.${digest(JSON.stringify(filter))}`
   const etag = `W/"${atlas.version}.${variant}"`
   if (notModified(request, reply, { etag, lastModified: atlas.lastModified })) {
-    reply.code(304).send()
-    return
+    return reply.code(304).send()
   }
+  // Returning the reply tells Fastify it is sent here (after the compression, when there is one).
   sendCached(request, reply, atlas.body(shape, filter))
+  return reply
 }
 
 /** `/tiles` and `/tiles/info`, atlas-server's shapes; app.ts mounts them under `/v2`. */
@@ -61,7 +62,7 @@ export const atlasTileRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
       },
     },
     async (_request, reply) => {
-      const { lastModified } = atlasIndexOf(ctx.grid).current()
+      const { lastModified } = await atlasIndexOf(ctx.grid).current()
       reply.header('cache-control', 'no-cache')
       return sendJson(reply, JSON.stringify({ lastUpdatedAt: lastModified }))
     },
