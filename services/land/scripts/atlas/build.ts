@@ -1,4 +1,4 @@
-// Bundles the Atlas view (scripts/atlas/page.ts, React and react-tile-map) with esbuild into dist/atlas/:
+// Bundles the Atlas view (scripts/atlas/page.ts, React and react-tile-map) with esbuild into dist/atlas-page/:
 // run by `pnpm build` after tsc, and by the browser test. The bundle is built, never committed.
 import { copyFile, mkdir } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
 
 const here = dirname(fileURLToPath(import.meta.url))
-export const ATLAS_OUT_DIR = join(here, '..', '..', 'dist', 'atlas')
+export const ATLAS_OUT_DIR = join(here, '..', '..', 'dist', 'atlas-page')
 
 export async function buildAtlasPage(outdir = ATLAS_OUT_DIR): Promise<void> {
   await mkdir(outdir, { recursive: true })

@@ -8,7 +8,7 @@ import { EXPLORER_CSP } from './explorer.js'
 import { digest } from './v2/validators.js'
 
 /** Where `pnpm build` puts the bundled Atlas view (esbuild, from scripts/atlas/). */
-export const atlasPageDir = join(packageRoot, 'dist', 'atlas')
+export const atlasPageDir = join(packageRoot, 'dist', 'atlas-page')
 
 const FILES: Record<string, string> = {
   'index.html': 'text/html; charset=utf-8',
