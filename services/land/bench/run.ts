@@ -5,7 +5,8 @@
  *   with the shared kit's own ceiling (createApp + a trivial route, same bytes) to show who costs what;
  * - GET /map over the whole grid vs JSON.stringify of the same objects, and its br/gzip answers;
  * - the service's RSS with the full index (and with its caches warm);
- * - the PNG figures of bench/png.ts (land-png), when that file is there (skip with --no-png).
+ * - the PNG figures of bench/png.ts (land-png), when that file is there (skip with --no-png);
+ * - the /v2 figures of bench/atlas.ts (skip with --no-atlas).
  * The service (dist/server.js when built, else src/server.ts through tsx) and the baselines
  * (bench/bare-server.ts, bench/kit-server.ts) each run in a process of their own on loopback; autocannon
  * is the client. Results are printed and written to bench/results.md.
@@ -418,6 +419,13 @@ async function main() {
       const afterPng = await memory(serviceUrl)
       out()
       out(`Service RSS after the PNG runs: ${mb(afterPng.rss)} (V8 heap used ${mb(afterPng.heap)}).`)
+    }
+    if (!process.argv.includes('--no-atlas')) {
+      const atlas = await import('./atlas.js')
+      out()
+      out('## Atlas surface (bench/atlas.ts, against the same running service)')
+      out()
+      out(atlas.formatAtlasBench(await atlas.runAtlasBench({ baseUrl: serviceUrl, grid })))
     }
     writeFileSync(join(benchDir, 'results.md'), `${lines.join('\n')}\n`)
   } finally {

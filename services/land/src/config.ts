@@ -1,7 +1,5 @@
-import { baseConfigSchema, readConfig } from '@genesis/common'
+import { Address, baseConfigSchema, readConfig } from '@genesis/common'
 import { type Static, Type } from '@sinclair/typebox'
-
-const ADDRESS = '^0x[0-9a-fA-F]{40}$'
 
 export const configSchema = Type.Composite([
   baseConfigSchema({ service: 'land', port: 3003 }),
@@ -22,9 +20,14 @@ export const configSchema = Type.Composite([
     LAND_REFRESH_DEBOUNCE_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 100 }),
     /** JSON-RPC URL of the chain to follow; unset: the data comes from the seed and imports only. */
     LAND_RPC_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
-    LAND_REGISTRY_ADDRESS: Type.Optional(Type.String({ pattern: ADDRESS })),
-    ESTATE_REGISTRY_ADDRESS: Type.Optional(Type.String({ pattern: ADDRESS })),
-    MARKETPLACE_ADDRESS: Type.Optional(Type.String({ pattern: ADDRESS })),
+    /**
+     * The LAND registry: followed with LAND_RPC_URL, and the contract `/v2/contracts/:address/tokens/:id`
+     * describes (default there: mainnet's).
+     */
+    LAND_REGISTRY_ADDRESS: Type.Optional(Address),
+    /** The estate registry likewise. */
+    ESTATE_REGISTRY_ADDRESS: Type.Optional(Address),
+    MARKETPLACE_ADDRESS: Type.Optional(Address),
     /** The first block to index (the contracts' deployment). */
     LAND_START_BLOCK: Type.Integer({ minimum: 0, default: 0 }),
     /** Blocks this deep are taken as final: a reorganisation may undo only the newer ones. */
@@ -33,6 +36,11 @@ export const configSchema = Type.Composite([
     LAND_POLL_MS: Type.Integer({ minimum: 10, maximum: 60_000, default: 500 }),
     /** The widest eth_getLogs block range asked for (halved while a provider refuses). */
     LAND_MAX_BLOCK_RANGE: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 2000 }),
+    /**
+     * The service's public base URL, for absolute links in token metadata (the images). Unset: the
+     * request's origin, in development only.
+     */
+    LAND_PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$' })),
   }),
 ])
 export type Config = Static<typeof configSchema>

@@ -17,7 +17,7 @@ import {
   tokenId,
   type World,
   within,
-} from './support.js'
+} from './helpers.js'
 
 const skip = chainTestsSkipReason()
 const VISIBLE_MS = Number(process.env.CHAIN_VISIBLE_MS ?? 2000)

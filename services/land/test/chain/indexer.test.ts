@@ -14,7 +14,7 @@ import {
   tokenId,
   type World,
   within,
-} from './support.js'
+} from './helpers.js'
 
 const skip = chainTestsSkipReason()
 /** How soon a change on chain must show in the routes (the design's target; raise it on an overloaded machine). */

@@ -1,0 +1,141 @@
+import { errorResponses, type RoutePlugin } from '@genesis/common'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { atlasIndexOf } from '../../atlas/atlas-view.js'
+import { parcelNotFound } from '../../atlas/errors.js'
+import type { Context } from '../../context.js'
+import { parseCoordinate, parseCoordinateList } from '../../domain/coordinates.js'
+import { GRID_MAX, GRID_MIN } from '../../domain/geometry.js'
+import { estateNotFound } from '../../errors.js'
+import type { MapImageRequest } from '../../render/draw.js'
+import { imageETag } from '../../render/etag.js'
+import { imageKey, normaliseSelection } from '../../render/image-renderer.js'
+import { PngResponse } from '../../render/schemas.js'
+import { assertParcelLimit, computeViewport } from '../../render/viewport.js'
+import {
+  AtlasImageQuery,
+  AtlasMapImageQuery,
+  MetadataEstateParams,
+  MetadataParcelParams,
+  NotModified,
+} from '../../schemas/atlas.js'
+import { notModified } from './validators.js'
+
+const tags = ['atlas', 'map']
+
+/** atlas-server's reading of an integer parameter: parseInt, the default when that is not a number, then clamped. */
+export function clampedInteger(
+  value: string | undefined,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
+  const parsed = value === undefined ? Number.NaN : Number.parseInt(value, 10)
+  return Math.max(min, Math.min(max, Number.isNaN(parsed) ? fallback : parsed))
+}
+
+/** Width, height, size and on-sale as atlas-server reads them (its defaults and bounds). */
+export function atlasImageOptions(query: AtlasImageQuery) {
+  return {
+    width: clampedInteger(query.width, 1024, 100, 4096),
+    height: clampedInteger(query.height, 1024, 100, 4096),
+    size: clampedInteger(query.size, 20, 5, 50),
+    publications: query['on-sale'] === 'true',
+  }
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
+const inGrid = (n: number) => n >= GRID_MIN && n <= GRID_MAX
+
+/** The PNG maps with atlas-server's parameters, drawn by land's renderer (and cached by it). */
+export const atlasImageRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
+  const { map, images, grid } = ctx
+
+  async function answer(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    image: MapImageRequest,
+    subject?: string,
+  ) {
+    assertParcelLimit(computeViewport(image))
+    const snapshot = map.snapshot()
+    const key = imageKey(image, subject)
+    const etag = imageETag(snapshot.version, key)
+    const { lastModified } = await atlasIndexOf(grid).current()
+    if (notModified(request, reply, { etag, lastModified })) return reply.code(304).send()
+    return reply.type('image/png').send(await images.png(snapshot, image, key))
+  }
+
+  const response = { 200: PngResponse, 304: NotModified, ...errorResponses(400, 404, 500, 503) }
+
+  app.get(
+    '/map.png',
+    {
+      schema: {
+        tags,
+        summary: 'A PNG of the map (atlas-server parameters: width, height, size, center, selected, on-sale)',
+        querystring: AtlasMapImageQuery,
+        response,
+      },
+    },
+    (request, reply) => {
+      const { center, selected } = request.query
+      return answer(request, reply, {
+        ...atlasImageOptions(request.query),
+        center: center === undefined ? { x: 0, y: 0 } : parseCoordinate(center, 'center'),
+        selected: normaliseSelection(selected ? parseCoordinateList(selected, 'selected') : []),
+      })
+    },
+  )
+
+  app.get(
+    '/parcels/:x/:y/map.png',
+    {
+      schema: {
+        tags,
+        summary: 'A PNG of the map centred on a parcel, drawn selected (atlas-server parameters)',
+        params: MetadataParcelParams,
+        querystring: AtlasImageQuery,
+        response,
+      },
+    },
+    (request, reply) => {
+      const { x, y } = request.params
+      if (!inGrid(x) || !inGrid(y)) throw parcelNotFound(x, y)
+      return answer(request, reply, {
+        ...atlasImageOptions(request.query),
+        center: { x, y },
+        selected: [{ x, y }],
+      })
+    },
+  )
+
+  app.get(
+    '/estates/:id/map.png',
+    {
+      schema: {
+        tags,
+        summary:
+          'A PNG of the map centred on an estate, its parcels drawn selected (atlas-server parameters)',
+        params: MetadataEstateParams,
+        querystring: AtlasImageQuery,
+        response,
+      },
+    },
+    (request, reply) => {
+      const id = BigInt(request.params.id).toString()
+      const parcels = map.estateParcels(id)
+      if (parcels === undefined) throw estateNotFound(id)
+      // A dissolved estate still has metadata pointing here: it gets the map at the centre, nothing selected.
+      const center =
+        parcels.length === 0
+          ? { x: 0, y: 0 }
+          : { x: median(parcels.map((p) => p.x)), y: median(parcels.map((p) => p.y)) }
+      return answer(
+        request,
+        reply,
+        { ...atlasImageOptions(request.query), center, selected: parcels },
+        `estate:${id}`,
+      )
+    },
+  )
+}

@@ -1,0 +1,214 @@
+/// <reference lib="dom" />
+// The callbacks given to page.evaluate and waitForFunction run in the page, on its DOM.
+import { existsSync } from 'node:fs'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { type BrowserContext, chromium, type Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildAtlasPage } from '../scripts/atlas/build.js'
+import { ATLAS_COLORS } from '../scripts/atlas/colors.js'
+import type { Tile } from '../src/atlas/tiles.js'
+import { type Land, startLand } from './helpers.js'
+
+/**
+ * The real client: the Atlas view (react-tile-map, bundled by esbuild as `pnpm build` does) in Debian's
+ * Chromium, drawing land's /v2/tiles; the canvas pixels at a plaza, a road, a district, an owned, an
+ * unowned and an on-sale parcel are the colours decentraland-ui's Atlas gives those types.
+ */
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+const hasChromium = existsSync(CHROMIUM)
+const underCi = process.env.CI === 'true'
+const VIEWPORT = { width: 1000, height: 700 }
+const SIZE = 10
+
+if (!hasChromium && !underCi) {
+  console.warn(
+    `Atlas browser test skipped: no Chromium at ${CHROMIUM} (apt-get install -y chromium, or set CHROMIUM_PATH)`,
+  )
+}
+if (!hasChromium && underCi) {
+  throw new Error(`no Chromium at ${CHROMIUM} under CI; .ci/run installs it with apt-get install -y chromium`)
+}
+
+const rgbOf = (hex: string) => [1, 3, 5].map((i) => Number.parseInt(hex.slice(i, i + 2), 16))
+
+describe.skipIf(!hasChromium)("the Atlas view in Chromium, from land's /v2/tiles", () => {
+  let land: Land
+  let base = ''
+  let userDataDir = ''
+  let context: BrowserContext
+  let page: Page
+  const problems: string[] = []
+  const requested: string[] = []
+  // One parcel of each kind, all on the first screen around `center`.
+  const samples: Record<string, { x: number; y: number }> = {}
+  let center = { x: 0, y: 0 }
+
+  beforeAll(async () => {
+    await buildAtlasPage()
+    land = await startLand()
+    await land.app.listen({ port: 0, host: '127.0.0.1' })
+    const address = land.app.server.address()
+    if (address === null || typeof address === 'string') throw new Error('land is not listening on a port')
+    base = `http://127.0.0.1:${address.port}`
+
+    // A first screen with every kind of tile on it: about ±50 by ±35 parcels are visible, a margin keeps
+    // the samples off the edges.
+    const response = await fetch(`${base}/v2/tiles?include=x,y,type,price`)
+    const tiles = Object.values(((await response.json()) as { data: Record<string, Tile> }).data)
+    const kinds: Record<string, (t: Tile) => boolean> = {
+      plaza: (t) => t.type === 'plaza',
+      road: (t) => t.type === 'road',
+      district: (t) => t.type === 'district',
+      owned: (t) => t.type === 'owned' && t.price === undefined,
+      unowned: (t) => t.type === 'unowned',
+      onSale: (t) => t.type === 'owned' && t.price !== undefined,
+    }
+    const near = (c: { x: number; y: number }) => (t: Tile) =>
+      Math.abs(t.x - c.x) <= 40 && Math.abs(t.y - c.y) <= 28
+    const candidates: Array<{ x: number; y: number }> = []
+    for (let x = -100; x <= 100; x += 10) for (let y = -100; y <= 100; y += 10) candidates.push({ x, y })
+    candidates.sort((a, b) => Math.hypot(a.x, a.y) - Math.hypot(b.x, b.y))
+    const found = candidates.find((c) => {
+      const visible = tiles.filter(near(c))
+      return Object.values(kinds).every((match) => visible.some(match))
+    })
+    if (!found) throw new Error('no screen of the demo set shows every kind of tile')
+    center = found
+    const distance = (t: Tile) => Math.hypot(t.x - center.x, t.y - center.y)
+    for (const [kind, match] of Object.entries(kinds)) {
+      const tile = tiles
+        .filter((t) => near(center)(t) && match(t))
+        .sort((a, b) => distance(a) - distance(b))[0]!
+      samples[kind] = { x: tile.x, y: tile.y }
+    }
+
+    userDataDir = await mkdtemp(join(tmpdir(), 'genesis-atlas-chromium-'))
+    context = await chromium.launchPersistentContext(userDataDir, {
+      executablePath: CHROMIUM,
+      headless: true,
+      viewport: VIEWPORT,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    })
+    page = context.pages()[0] ?? (await context.newPage())
+    page.setDefaultTimeout(60_000)
+    page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`))
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(`console: ${message.text()}`)
+    })
+    page.on('request', (request) => requested.push(new URL(request.url()).pathname))
+  }, 180_000)
+
+  afterAll(async () => {
+    await context?.close()
+    if (userDataDir) await rm(userDataDir, { recursive: true, force: true })
+    await land?.close()
+  })
+
+  /** Opens the view and waits until the tiles are loaded and the canvas shows them. */
+  async function open(query: string) {
+    await page.goto(`${base}/atlas?x=${center.x}&y=${center.y}&size=${SIZE}${query}`)
+    await page.waitForFunction(() => document.body.dataset.tiles === String(301 * 301))
+    // The component draws on its own schedule: wait until the middle is no longer the loading pattern.
+    await page.waitForFunction(
+      ([loadingOdd, loadingEven]) => {
+        const canvas = document.querySelector('canvas')
+        if (!canvas) return false
+        const ratio = canvas.width / canvas.clientWidth
+        const [r, g, b] = canvas
+          .getContext('2d')!
+          .getImageData(
+            Math.round((canvas.clientWidth / 2) * ratio),
+            Math.round((canvas.clientHeight / 2) * ratio),
+            1,
+            1,
+          ).data
+        const hex = `#${[r, g, b].map((v) => v!.toString(16).padStart(2, '0')).join('')}`.toLowerCase()
+        return (
+          hex !== loadingOdd!.toLowerCase() &&
+          hex !== loadingEven!.toLowerCase() &&
+          (r! > 0 || g! > 0 || b! > 0)
+        )
+      },
+      [ATLAS_COLORS.loadingOdd, ATLAS_COLORS.loadingEven],
+    )
+  }
+
+  /** The canvas colours around the middle of each parcel's tile (3 × 3 pixels), read from the canvas itself. */
+  async function coloursAt(parcels: Array<{ x: number; y: number }>) {
+    return page.evaluate(
+      ({ parcels, size, center }) => {
+        const canvas = document.querySelector('canvas')!
+        const ratio = canvas.width / canvas.clientWidth
+        const ctx = canvas.getContext('2d')!
+        // react-tile-map puts the centre parcel in the middle, `size` pixels per parcel, north up.
+        return parcels.map(({ x, y }) => {
+          const px = canvas.clientWidth / 2 + (x - center.x) * size
+          const py = canvas.clientHeight / 2 - (y - center.y) * size
+          const { data } = ctx.getImageData(Math.round((px - 1) * ratio), Math.round((py - 1) * ratio), 3, 3)
+          const pixels: number[][] = []
+          for (let i = 0; i < data.length; i += 4) pixels.push([data[i]!, data[i + 1]!, data[i + 2]!])
+          return pixels
+        })
+      },
+      { parcels, size: SIZE, center },
+    )
+  }
+
+  const expectColour = (pixels: number[][], hex: string, label: string) => {
+    const want = rgbOf(hex)
+    for (const rgb of pixels) {
+      expect(
+        rgb.every((v, k) => Math.abs(v - want[k]!) <= 3),
+        `${label}: ${JSON.stringify(rgb)} is not ${hex}`,
+      ).toBe(true)
+    }
+  }
+
+  it('draws each tile type in the Atlas colour for it, reading /v2/tiles', async () => {
+    await open('')
+    expect(requested).toContain('/v2/tiles')
+    const kinds = ['plaza', 'road', 'district', 'owned', 'unowned', 'onSale'] as const
+    const colours = await coloursAt(kinds.map((k) => samples[k]!))
+    const expected = {
+      plaza: ATLAS_COLORS.plaza,
+      road: ATLAS_COLORS.road,
+      district: ATLAS_COLORS.district,
+      owned: ATLAS_COLORS.owned,
+      unowned: ATLAS_COLORS.unowned,
+      // decentraland-ui's Atlas shows land on sale as owned land (legacy type 10 has the owned colour).
+      onSale: ATLAS_COLORS.owned,
+    }
+    kinds.forEach((kind, i) => {
+      expectColour(colours[i]!, expected[kind], `${kind} at ${samples[kind]!.x},${samples[kind]!.y}`)
+    })
+    expect(problems).toEqual([])
+  }, 120_000)
+
+  it('with the on-sale layer, the listed parcel takes the on-sale colour and the others keep theirs', async () => {
+    await open('&sale=1')
+    const [onSale, owned, plaza] = await coloursAt([samples.onSale!, samples.owned!, samples.plaza!])
+    expectColour(onSale!, ATLAS_COLORS.onSale, 'on sale')
+    expectColour(owned!, ATLAS_COLORS.owned, 'owned')
+    expectColour(plaza!, ATLAS_COLORS.plaza, 'plaza')
+    expect(problems).toEqual([])
+  }, 120_000)
+
+  it('is linked from the explorer as "Atlas view"', async () => {
+    await page.goto(`${base}/`)
+    const link = page.getByRole('link', { name: 'Atlas view' })
+    expect(await link.getAttribute('href')).toBe('/atlas')
+    await link.click()
+    await page.waitForURL(`${base}/atlas`)
+    await page.waitForFunction(() => document.body.dataset.tiles === String(301 * 301))
+    expect(problems).toEqual([])
+  }, 120_000)
+})
