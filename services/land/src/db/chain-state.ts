@@ -144,3 +144,8 @@ export async function undoAbove(q: Queryable, ancestor: bigint): Promise<number>
   await q`delete from land_chain_blocks where number > ${a}`
   return rows.length
 }
+
+/** Forgets everything the indexer has applied, so that it starts over from LAND_START_BLOCK. */
+export async function forgetIndexing(sql: Queryable): Promise<void> {
+  await sql`truncate land_chain_cursor, land_chain_blocks, land_chain_undo, land_chain_orders`
+}

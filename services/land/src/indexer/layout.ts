@@ -1,4 +1,5 @@
 import type { Sql } from '@genesis/common'
+import { forgetIndexing } from '../db/chain-state.js'
 import { generateGenesisCity, readSourceData, type SeedSet } from '../seed/genesis-city.js'
 import { type Progress, writeSeedSet } from '../seed/write.js'
 
@@ -28,5 +29,5 @@ export function layoutOnly(set: SeedSet): SeedSet {
 /** Loads the layout and forgets any indexing, so the indexer starts over from LAND_START_BLOCK. */
 export async function seedLayout(sql: Sql, progress?: Progress): Promise<void> {
   await writeSeedSet(sql, layoutOnly(generateGenesisCity(readSourceData())), progress)
-  await sql`truncate land_chain_cursor, land_chain_blocks, land_chain_undo, land_chain_orders`
+  await forgetIndexing(sql)
 }
