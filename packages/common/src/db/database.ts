@@ -24,7 +24,7 @@ export type SessionSettings = Record<string, string>
 export interface Database {
   sql: Sql
   url: string
-  /** True on the embedded PGlite default: NOTIFY does not reach a LISTEN there (DESIGN §2). */
+  /** True on the embedded PGlite default: NOTIFY does not reach a LISTEN there. */
   embedded: boolean
   close(): Promise<void>
 }
