@@ -16,8 +16,12 @@ const modules = {
   collections: 'services/collections',
 }
 
-const flags = process.argv.slice(2).filter((a) => a.startsWith('-'))
-const named = process.argv.slice(2).filter((a) => !a.startsWith('-'))
+// Module names first; from the first flag on, everything goes to Stryker as it is
+// (e.g. `pnpm mutate collections --mutate src/domain/guards.ts --concurrency 1`).
+const args = process.argv.slice(2)
+const firstFlag = args.findIndex((a) => a.startsWith('-'))
+const named = firstFlag === -1 ? args : args.slice(0, firstFlag)
+const flags = firstFlag === -1 ? [] : args.slice(firstFlag)
 const unknown = named.filter((m) => !(m in modules))
 if (unknown.length > 0) {
   console.error(`unknown module ${unknown.join(', ')}; known: ${Object.keys(modules).join(', ')}`)
@@ -40,7 +44,6 @@ const stryker = fileURLToPath(new URL('../node_modules/.bin/stryker', import.met
 let failed = 0
 for (const name of chosen) {
   console.log(`\n== mutate ${name} (${modules[name]})`)
-  // Extra flags go to Stryker as they are, e.g. `pnpm mutate collections --concurrency 1`.
   const status = run(stryker, ['run', 'stryker.config.mjs', ...flags], `${root}${modules[name]}`)
   if (status !== 0) failed++
 }
