@@ -4,6 +4,7 @@ import {
   contentHash,
   createCollection,
   createIdentity,
+  createItem,
   type Harness,
   type Identity,
   randomUUID,
@@ -19,11 +20,11 @@ beforeAll(async () => {
 })
 afterAll(() => h.close())
 
-describe('one new item id sent to several collections at once', () => {
+describe('items under concurrent requests', () => {
   // Each request locks only its own collection, so several can find the id free and insert it; the losers
   // meet the primary key. Guards writeItem's catch (`items_pkey` → 409 item_collection_mismatch): without
   // it, they are a 500.
-  it('creates it in exactly one; the others are 409 item_collection_mismatch, never a 500', async () => {
+  it('one new item id sent to several collections at once: created in exactly one; the others are 409 item_collection_mismatch, never a 500', async () => {
     const collections = await Promise.all(Array.from({ length: 8 }, () => createCollection(h.app, alice)))
     for (let round = 0; round < 3; round++) {
       const id = randomUUID()
@@ -52,6 +53,28 @@ describe('one new item id sent to several collections at once', () => {
         { collection_id: string }[]
       >`select collection_id from items where id = ${id}`
       expect(rows).toEqual([{ collection_id: winner }])
+    }
+  })
+
+  // removeItem reads the item, then takes the collection's lock and reads it again: the requests that read
+  // it before the first one deleted it find it gone. Guards that second read (`!item` → false: every
+  // request answers 204, as if each had deleted it).
+  it('deleted by several requests at once: one 204, the others 404', async () => {
+    const collection = await createCollection(h.app, alice)
+    for (let round = 0; round < 3; round++) {
+      const id = await createItem(h.app, alice, collection)
+      const results = await Promise.all(
+        Array.from({ length: 6 }, () => call(h.app, alice, 'DELETE', `/v1/items/${id}`)),
+      )
+      const statuses = results.map((r) => r.statusCode)
+      expect(
+        statuses.filter((s) => s === 204),
+        statuses.join(),
+      ).toHaveLength(1)
+      expect(
+        statuses.filter((s) => s === 404),
+        statuses.join(),
+      ).toHaveLength(5)
     }
   })
 })
