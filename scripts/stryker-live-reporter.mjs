@@ -17,12 +17,14 @@ class LiveReporter {
   onMutantTested(result) {
     const { id, fileName, location, mutatorName, replacement, status, statusReason } = result
     const line = location.start.line
+    // Stryker's columns count from 0; editors count from 1.
+    const column = location.start.column + 1
     appendFileSync(
       FILE,
-      `${JSON.stringify({ id, fileName, line, mutatorName, replacement, status, statusReason })}\n`,
+      `${JSON.stringify({ id, fileName, line, column, mutatorName, replacement, status, statusReason })}\n`,
     )
     if (status === 'Survived' || status === 'NoCoverage') {
-      console.log(`${status}: ${fileName}:${line} ${mutatorName} → ${JSON.stringify(replacement)}`)
+      console.log(`${status}: ${fileName}:${line}:${column} ${mutatorName} → ${JSON.stringify(replacement)}`)
     }
   }
 }
