@@ -26,15 +26,19 @@ const publish = (id: string, itemIds: string[]) =>
   call(h.app, alice, 'POST', `/v1/collections/${id}/publish`, { itemIds })
 
 describe('publishing a standard collection by item ids', () => {
-  it('refuses an item listed twice in two spellings, naming it once (400 invalid_items)', async () => {
+  it('refuses items listed twice in two spellings, naming each once (400 invalid_items)', async () => {
     const id = await createCollection(h.app, alice)
     const a = await createItem(h.app, alice, id)
     const b = await createItem(h.app, alice, id)
     await acceptTos(h.app, alice, id)
     // Guards checkDistinct: its lower-casing, its `indexOf(id) !== i`, and the de-duplicated list it answers.
-    const twice = refusal(await publish(id, [a, b, a.toUpperCase(), a]), 400, 'invalid_items')
-    expect(twice.data).toEqual({ duplicates: [a] })
-    expect(twice.error).toBe(`itemIds lists some items more than once: ${a}`)
+    const twice = refusal(
+      await publish(id, [a, b, a.toUpperCase(), b.toUpperCase(), a]),
+      400,
+      'invalid_items',
+    )
+    expect(twice.data).toEqual({ duplicates: [a, b] })
+    expect(twice.error).toBe(`itemIds lists some items more than once: ${a}, ${b}`)
   })
 
   it('publishes with upper-case ids, numbering the items it stores lower-case', async () => {
