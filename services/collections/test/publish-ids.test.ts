@@ -41,6 +41,16 @@ describe('publishing a standard collection by item ids', () => {
     expect(twice.error).toBe(`itemIds lists some items more than once: ${a}, ${b}`)
   })
 
+  it('says why a list that is not exactly the items is refused (400 invalid_items)', async () => {
+    const id = await createCollection(h.app, alice)
+    const a = await createItem(h.app, alice, id)
+    const b = await createItem(h.app, alice, id)
+    await acceptTos(h.app, alice, id)
+    const body = refusal(await publish(id, [a]), 400, 'invalid_items')
+    expect(body.error).toBe('itemIds must be exactly the items of the collection')
+    expect(body.data).toEqual({ missing: [b], unknown: [] })
+  })
+
   it('publishes with upper-case ids, numbering the items it stores lower-case', async () => {
     const id = await createCollection(h.app, alice)
     const a = await createItem(h.app, alice, id)
