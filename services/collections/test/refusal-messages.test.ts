@@ -75,6 +75,28 @@ describe('403: the message names the role and the action', () => {
   })
 })
 
+describe('publishing a third-party collection', () => {
+  it('403 names the third party; 400 without a cheque names the field', async () => {
+    const tpId = `urn:decentraland:sepolia:collections-thirdparty:tp${randomUUID().slice(0, 8)}`
+    const id = await createCollection(h.app, alice, { urn: `${tpId}:summer` })
+    const itemIds = [await createItem(h.app, alice, id)]
+    const stranger = refusal(
+      await call(h.app, carol, 'POST', `/v1/collections/${id}/publish`, { itemIds }),
+      403,
+      'forbidden',
+    )
+    expect(stranger.error).toBe(`Only a manager of the third party ${tpId} may publish its items`)
+    const noCheque = refusal(
+      await call(h.app, alice, 'POST', `/v1/collections/${id}/publish`, { itemIds }),
+      400,
+      'bad_request',
+    )
+    expect(noCheque.data?.errors).toEqual([
+      { path: 'body.cheque', message: 'is required to publish a third-party collection' },
+    ])
+  })
+})
+
 describe('400: a body id that is not the path id names the field and the path', () => {
   it('for a collection and for an item', async () => {
     const id = randomUUID()
