@@ -29,7 +29,6 @@ beforeAll(async () => {
   const config = loadConfig({
     CLAIMS_SIGNER_PRIVATE_KEY: Wallet.createRandom().privateKey,
     CLAIMS_ADMIN_TOKEN: ADMIN_TOKEN,
-    NODE_ENV: 'production',
   })
   service = await startServiceOnPrivateCluster({
     migrationsDir,
