@@ -38,8 +38,8 @@ export interface RunningService {
 }
 
 /**
- * Starts `node --single-threaded-gc dist/server.js` (the image's command) in `cwd` on an ephemeral port (PORT=0; the port is read from Fastify's
- * "listening at" log line, so no port is ever guessed) and waits until /health/ready answers 200.
+ * Starts `node --single-threaded-gc dist/server.js` (the image's command) in `cwd` on an ephemeral port (PORT=0; the port is read from the kit's
+ * one start-up line, `"address":"http://…","msg":"listening"`, so no port is ever guessed) and waits until /health/ready answers 200.
  */
 export async function startService(
   service: ServiceName,
@@ -50,7 +50,11 @@ export async function startService(
     env: serviceProcessEnv(service, options),
   })
   try {
-    const listening = await waitForOutput(proc, /listening at http:\/\/127\.0\.0\.1:(\d+)/i, START_TIMEOUT_MS)
+    const listening = await waitForOutput(
+      proc,
+      /"address":"http:\/\/127\.0\.0\.1:(\d+)","msg":"listening"/,
+      START_TIMEOUT_MS,
+    )
     const port = Number(listening[1])
     await waitForStatus(port, '/health/ready', START_TIMEOUT_MS)
     return { service, port, process: proc }
