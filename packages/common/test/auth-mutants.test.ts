@@ -2,7 +2,7 @@
 // change to the code it guards against. Real PostgreSQL for the replay store, real signatures throughout.
 import { type AuthChain, Authenticator } from '@dcl/crypto'
 import { Type } from '@sinclair/typebox'
-import { Wallet } from 'ethers'
+import { hashMessage, SigningKey, Wallet } from 'ethers'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   type App,
@@ -13,6 +13,7 @@ import {
   recordSignature,
   type SignedRequest,
   signatureUsed,
+  signDigest,
   signedFetchPayload,
   signedPath,
   usedSignature,
@@ -481,6 +482,66 @@ describe('the read cache (signed-fetch.ts)', () => {
     ])
     expect(second).not.toBe(first)
     expect(Object.isFrozen(second)).toBe(false)
+  })
+})
+
+describe('what the read cache compares (read-cache.ts)', () => {
+  const now = Date.now()
+  const verify = (request: SignedRequest) =>
+    verifySignedFetch(request, { maxAgeS: MAX_AGE_S, now: () => now })
+
+  it('takes nothing from a remembered read for another method or an added link', async () => {
+    // Guards sameRead's `a.method === b.method` (→ `true`: a HEAD with a GET's headers was answered from
+    // the cache; any method but a mutating one reaches it) and sentRead's refusal of a fourth link
+    // (→ `false`: the first three links of a remembered read vouched for a chain with a fourth, unchecked).
+    const headers = signedHeaders(alice, 'GET', '/v1/x', { timestamp: now })
+    await verify({ method: 'GET', path: '/v1/x', headers })
+    expect(await refused({ method: 'HEAD', path: '/v1/x', headers }, now)).toMatchObject({
+      reason: 'payload_mismatch',
+    })
+    const longer = { ...headers, 'x-identity-auth-chain-3': headers['x-identity-auth-chain-2']! }
+    expect(await refused({ method: 'GET', path: '/v1/x', headers: longer }, now)).toMatchObject({
+      reason: 'invalid_signature',
+    })
+  })
+
+  it('reads a missing metadata header as {}, and never remembers a mutating request', async () => {
+    // Guards sentRead's `?? '{}'` (→ `&&`, or another text: the same signed read, sent without the
+    // header, was no longer found) and its `isMutating(method)` (→ `false`: a POST was remembered).
+    const headers = signedHeaders(alice, 'GET', '/v1/x', { timestamp: now })
+    const { 'x-identity-metadata': _, ...bare } = headers
+    const first = await verify({ method: 'GET', path: '/v1/x', headers })
+    expect(await verify({ method: 'GET', path: '/v1/x', headers: bare })).toBe(first)
+    const write = signedHeaders(alice, 'POST', '/v1/x', { timestamp: now })
+    const once = await verify({ method: 'POST', path: '/v1/x', headers: write })
+    expect(await verify({ method: 'POST', path: '/v1/x', headers: write })).not.toBe(once)
+  })
+})
+
+describe('signing digests (native-crypto.ts)', () => {
+  it('writes v as 27 or 28, like ethers, for both recovery ids', () => {
+    // Guards signDigestBytes's `27 + recid` (→ `27 - recid`): a test with one random key saw recid 0
+    // half the time. These fixed digests give both.
+    const key = '0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318'
+    const vs = new Set<string>()
+    for (let i = 0; i < 8; i++) {
+      const digest = hashMessage(`voucher ${i}`)
+      const signature = signDigest(digest, key)
+      expect(signature).toBe(new SigningKey(key).sign(digest).serialized)
+      vs.add(signature.slice(-2))
+    }
+    expect([...vs].sort()).toEqual(['1b', '1c'])
+  })
+
+  it('refuses a key or digest that is not 0x-prefixed hex, naming it', () => {
+    // Guards hexBytes's check (→ `false`: the text was read as far as it was hex) and its message.
+    const key = '0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318'
+    expect(() => signDigest(`0X${hashMessage('x').slice(2)}`, key)).toThrow(
+      new TypeError(`invalid hex string: 0X${hashMessage('x').slice(2, 20)}`),
+    )
+    expect(() => signDigest(hashMessage('x'), `${key}0`)).toThrow(
+      /^invalid hex string: 0x4c0883a69102937d62$/,
+    )
   })
 })
 
