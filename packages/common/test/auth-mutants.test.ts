@@ -283,6 +283,31 @@ describe('the metadata (headers.ts)', () => {
     const answer = await post(headers)
     expect([answer.statusCode, answer.json().data.metadata]).toEqual([200, metadata])
   })
+
+  it('refuses JSON that is not an object', async () => {
+    // Guards parseMetadata's `typeof value !== 'object'` and `value === null` (→ `false`: `5` and `null`
+    // were accepted as metadata, and the route got a number or null for an object).
+    const timestamp = Date.now()
+    for (const text of ['5', 'null', '"x"', '[{}]']) {
+      const chain = Authenticator.signPayload(
+        alice.authIdentity,
+        signedFetchPayload('POST', '/v1/things', timestamp, text),
+      )
+      expect(await refusal(post(headersOf(chain, String(timestamp), text))), text).toEqual({
+        status: 401,
+        reason: 'malformed',
+        error: 'Header x-identity-metadata must be a JSON object',
+      })
+    }
+  })
+
+  it('reads a missing header as {}', async () => {
+    // Guards parseMetadata's `?? '{}'` (→ `""`: a request sent without the header, as a client without
+    // metadata sends it, was refused as malformed JSON).
+    const { 'x-identity-metadata': _, ...bare } = signedHeaders(alice, 'POST', '/v1/things')
+    const answer = await post(bare)
+    expect([answer.statusCode, answer.json().data.metadata]).toEqual([200, {}])
+  })
 })
 
 describe('the chain (verify.ts, delegation-cache.ts)', () => {
@@ -482,6 +507,43 @@ describe('the read cache (signed-fetch.ts)', () => {
     ])
     expect(second).not.toBe(first)
     expect(Object.isFrozen(second)).toBe(false)
+  })
+})
+
+describe('the caches hold many sessions (delegation-cache.ts, read-cache.ts)', () => {
+  it("keeps a delegation verified before another session's", async () => {
+    // Guards the delegation cache's bound `delegations.size >= MAX_DELEGATIONS` (→ `true` or `<`: every
+    // new session evicted the one before). Only a cached delegation is refused at its expiry by our own
+    // check; one verified afresh is refused by @dcl/crypto, in its words.
+    const [erin, frank] = [await createIdentity(), await createIdentity()]
+    const start = Date.now()
+    const signed = (who: Identity, timestamp: number) => signedHeaders(who, 'POST', '/v1/x', { timestamp })
+    for (const who of [erin, frank]) {
+      await verifySignedFetch(
+        { method: 'POST', path: '/v1/x', headers: signed(who, start) },
+        { maxAgeS: MAX_AGE_S, now: () => start },
+      )
+    }
+    const expired = expirationOf(erin)
+    expect(await refused({ method: 'POST', path: '/v1/x', headers: signed(erin, expired) }, expired)).toEqual(
+      {
+        reason: 'invalid_signature',
+        message: 'Invalid signature: the ephemeral key has expired',
+      },
+    )
+  })
+
+  it('keeps a read remembered before another one', async () => {
+    // Guards the read cache's bound `verifiedReads.size >= MAX_VERIFIED_READS` (→ `true` or `<`: every
+    // new read evicted the one before).
+    const now = Date.now()
+    const read = (headers: Record<string, string>) =>
+      verifySignedFetch({ method: 'GET', path: '/v1/x', headers }, { maxAgeS: MAX_AGE_S, now: () => now })
+    const first = signedHeaders(alice, 'GET', '/v1/x', { timestamp: now })
+    const second = signedHeaders(alice, 'GET', '/v1/x', { timestamp: now - 1 })
+    const remembered = await read(first)
+    await read(second)
+    expect(await read(first)).toBe(remembered)
   })
 })
 
