@@ -510,10 +510,10 @@ describe('the read cache (signed-fetch.ts)', () => {
   })
 })
 
-describe('the caches hold many sessions (delegation-cache.ts, read-cache.ts)', () => {
-  it("keeps a delegation verified before another session's", async () => {
+describe('the caches hold many logins (delegation-cache.ts, read-cache.ts)', () => {
+  it("keeps a delegation verified before another login's", async () => {
     // Guards the delegation cache's bound `delegations.size >= MAX_DELEGATIONS` (→ `true` or `<`: every
-    // new session evicted the one before). Only a cached delegation is refused at its expiry by our own
+    // new login evicted the one before). Only a cached delegation is refused at its expiry by our own
     // check; one verified afresh is refused by @dcl/crypto, in its words.
     const [erin, frank] = [await createIdentity(), await createIdentity()]
     const start = Date.now()
