@@ -41,8 +41,9 @@ fi
 pnpm --filter "@genesis/$SERVICE" deploy --prod --legacy --prefer-offline "$OUTDIR" >/dev/null
 
 # Sources, tests and tool configs are not needed at run time.
-rm -rf "$OUTDIR"/{src,test,bench,scripts,coverage,.data,.turbo} \
-  "$OUTDIR"/tsconfig*.json "$OUTDIR"/vitest.config.* "$OUTDIR"/*.tsbuildinfo "$OUTDIR"/BENCHMARKS.md
+rm -rf "$OUTDIR"/{src,test,bench,scripts,coverage,reports,.data,.turbo,.stryker-tmp} \
+  "$OUTDIR"/tsconfig*.json "$OUTDIR"/vitest.config.* "$OUTDIR"/stryker.config.* "$OUTDIR"/*.tsbuildinfo \
+  "$OUTDIR"/BENCHMARKS.md
 cp "$ROOT/infra/docker/healthcheck.mjs" "$OUTDIR/healthcheck.mjs"
 
 for required in dist/server.js dist/migrate.js package.json node_modules/@genesis/common/dist/index.js; do

@@ -102,7 +102,7 @@ describe.skipIf(!runnable).each(SERVICES)('the %s production bundle', (service) 
     // @genesis/common is a real copy with its build output, not a link back into the workspace
     expect(existsSync(join(bundle, 'node_modules/@genesis/common/dist/index.js'))).toBe(true)
     expect(existsSync(join(bundle, 'node_modules/@genesis/common/dist/testing/index.js'))).toBe(true)
-    for (const path of ['src', 'test', 'bench', 'tsconfig.json', 'vitest.config.ts']) {
+    for (const path of ['src', 'test', 'bench', 'tsconfig.json', 'vitest.config.ts', 'stryker.config.mjs']) {
       expect(existsSync(join(bundle, path)), `${path} should not be shipped`).toBe(false)
     }
     const store = readdirSync(join(bundle, 'node_modules/.pnpm'))

@@ -3,7 +3,12 @@ import { type FastifyReply, type FastifyRequest, LogController } from 'fastify'
 /** The kit's health probes: polled every few seconds by an orchestrator, they would drown the requests that matter. */
 export const PROBE_PATHS: ReadonlySet<string> = new Set(['/health/live', '/health/ready'])
 
-const isProbe = (request: FastifyRequest) => PROBE_PATHS.has(request.routeOptions.url ?? '')
+// From the URL rather than `routeOptions`, which builds an object of the route's options on every call.
+const isProbe = (request: FastifyRequest) => {
+  const url = request.url
+  const query = url.indexOf('?')
+  return PROBE_PATHS.has(query === -1 ? url : url.slice(0, query))
+}
 
 /**
  * Fastify's request lines, with the health probes moved from info down to debug: a terminal at the default
