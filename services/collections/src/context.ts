@@ -2,6 +2,7 @@ import type { Sql } from '@genesis/common'
 import type { TypedDataDomain } from 'ethers'
 import { type ChainReader, createChainReader } from './chain/chain-reader.js'
 import { type Config, parseAddressList } from './config.js'
+import { AnswerCache } from './domain/answer-cache.js'
 import { registryDomain } from './domain/cheque.js'
 import { type Committee, committeeOf } from './domain/dev-committee.js'
 
@@ -17,6 +18,8 @@ export interface Context {
   chain: ChainReader | null
   registryDomain: TypedDataDomain
   now: () => Date
+  /** This replica's serialised list answers, kept per answers version. */
+  answers: AnswerCache
 }
 
 /**
@@ -43,6 +46,7 @@ export async function createContext(
         chainId: config.THIRD_PARTY_REGISTRY_CHAIN_ID,
       }),
     now: overrides.now ?? (() => new Date()),
+    answers: overrides.answers ?? new AnswerCache(),
   }
 }
 

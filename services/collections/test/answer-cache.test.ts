@@ -1,0 +1,128 @@
+import { type App, createSql, type Sql } from '@genesis/common'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildApp } from '../src/app.js'
+import { answersVersion } from '../src/db/answers-version.js'
+import { COLLECTIONS_DB_SETTINGS } from '../src/db/settings.js'
+import type { Collection } from '../src/schemas/collection.js'
+import type { Curation } from '../src/schemas/review.js'
+import {
+  call,
+  createCollection,
+  createIdentity,
+  type Harness,
+  type Identity,
+  setup,
+  uniqueName,
+} from './helpers.js'
+import { decide, openReview, publishedCollection } from './review-helpers.js'
+
+// Two replicas of the service on one database, each with its own connections and its own kept answers:
+// `h.app` writes, `replica` reads.
+let h: Harness
+let replicaSql: Sql
+let replica: App
+let alice: Identity
+beforeAll(async () => {
+  h = await setup()
+  replicaSql = createSql(h.db.url, { max: 4, settings: COLLECTIONS_DB_SETTINGS })
+  replica = await buildApp({ sql: replicaSql, config: h.config })
+  alice = await createIdentity()
+})
+afterAll(async () => {
+  await replica.close()
+  await replicaSql.end({ timeout: 5 })
+  await h.close()
+})
+
+const list = (app: App, url: string) => call(app, h.committee, 'GET', url)
+const names = (body: string) => (JSON.parse(body).data as Collection[]).map((c) => c.name)
+
+describe('kept list answers', () => {
+  it('are reused byte for byte while nothing is written', async () => {
+    const name = uniqueName('Kept')
+    await createCollection(h.app, alice, { name })
+    const url = `/v1/collections?q=${encodeURIComponent(name)}`
+    const first = await list(replica, url)
+    const again = await list(replica, url)
+    expect(first.statusCode).toBe(200)
+    expect(again.body).toBe(first.body)
+    expect(again.headers['content-type']).toBe(first.headers['content-type'])
+    // the replica that built nothing yet answers the same bytes
+    expect((await list(h.app, url)).body).toBe(first.body)
+    expect(names(first.body)).toEqual([name])
+  })
+
+  it('show a write through another replica to the very next read', async () => {
+    const name = uniqueName('Before')
+    const id = await createCollection(h.app, alice, { name })
+    const url = `/v1/collections?q=${encodeURIComponent(name)}`
+    expect(names((await list(replica, url)).body)).toEqual([name])
+    expect(names((await list(replica, url)).body)).toEqual([name])
+
+    const renamed = `${name} renamed`
+    const put = await call(h.app, alice, 'PUT', `/v1/collections/${id}`, { id, name: renamed })
+    expect(put.statusCode).toBe(204)
+    expect(names((await list(replica, url)).body)).toEqual([renamed])
+    const member = await call(replica, alice, 'GET', `/v1/${alice.address}/collections`)
+    expect(names(member.body)).toContain(renamed)
+
+    const deleted = await call(h.app, alice, 'DELETE', `/v1/collections/${id}`)
+    expect(deleted.statusCode).toBe(204)
+    const after = JSON.parse((await list(replica, url)).body)
+    expect(after.data).toEqual([])
+    expect(after.pagination.total).toBe(0)
+  })
+
+  it("show the committee's queue as it is after each review request and decision", async () => {
+    const queue = async () =>
+      (JSON.parse((await list(replica, '/v1/curations')).body).data as Curation[]).map((c) => c.id)
+    const id = await publishedCollection(h.app, alice)
+    const before = await queue()
+    const curation = await openReview(h.app, alice, id)
+    expect(await queue()).toEqual([...before, curation.id])
+    expect((await decide(h.app, h.committee, curation.id, 'approve')).statusCode).toBe(200)
+    expect(await queue()).toEqual(before)
+  })
+
+  it('show a change made in SQL, outside the service, to the next read', async () => {
+    const name = uniqueName('Direct')
+    const id = await createCollection(h.app, alice, { name })
+    const url = `/v1/collections?q=${encodeURIComponent(name)}`
+    expect(names((await list(replica, url)).body)).toEqual([name])
+    await h.db.sql`update collections set name = ${`${name} by hand`} where id = ${id}`
+    expect(names((await list(replica, url)).body)).toEqual([`${name} by hand`])
+  })
+})
+
+describe('the answers version', () => {
+  it('advances once per committed transaction that writes, and not for a rolled back one', async () => {
+    const [a, b] = [await createCollection(h.app, alice), await createCollection(h.app, alice)]
+    const start = await answersVersion(h.db.sql)
+    await h.db.sql.begin(async (tx) => {
+      await tx`update collections set forum_id = 1 where id = ${a}`
+      await tx`update collections set forum_id = 2 where id = ${b}`
+      await tx`update collections set forum_id = 3 where id = ${a}`
+    })
+    expect(await answersVersion(h.db.sql)).toBe(start + 1)
+    await expect(
+      h.db.sql.begin(async (tx) => {
+        await tx`update collections set forum_id = 4 where id = ${a}`
+        throw new Error('rolled back')
+      }),
+    ).rejects.toThrow('rolled back')
+    expect(await answersVersion(h.db.sql)).toBe(start + 1)
+    // what a read answers does not advance it
+    await list(replica, '/v1/collections')
+    expect(await answersVersion(h.db.sql)).toBe(start + 1)
+  })
+
+  it('is not seen advanced before the write commits', async () => {
+    const id = await createCollection(h.app, alice)
+    const start = await answersVersion(h.db.sql)
+    await h.db.sql.begin(async (tx) => {
+      await tx`update collections set forum_id = 5 where id = ${id}`
+      expect(await answersVersion(replicaSql)).toBe(start)
+    })
+    expect(await answersVersion(replicaSql)).toBe(start + 1)
+  })
+})
