@@ -116,6 +116,21 @@ describe('the answers version', () => {
     expect(await answersVersion(h.db.sql)).toBe(start + 1)
   })
 
+  it('advances for a write after a rolled back savepoint that wrote', async () => {
+    const id = await createCollection(h.app, alice)
+    const start = await answersVersion(h.db.sql)
+    await h.db.sql.begin(async (tx) => {
+      await tx
+        .savepoint(async (sp) => {
+          await sp`update collections set forum_id = 6 where id = ${id}`
+          throw new Error('undone')
+        })
+        .catch(() => undefined)
+      await tx`update collections set forum_id = 7 where id = ${id}`
+    })
+    expect(await answersVersion(h.db.sql)).toBe(start + 1)
+  })
+
   it('is not seen advanced before the write commits', async () => {
     const id = await createCollection(h.app, alice)
     const start = await answersVersion(h.db.sql)
