@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../src/app.js'
 import { answersVersion } from '../src/db/answers-version.js'
 import { COLLECTIONS_DB_SETTINGS } from '../src/db/settings.js'
+import { AnswerCache } from '../src/domain/answer-cache.js'
 import type { Collection } from '../src/schemas/collection.js'
 import type { Curation } from '../src/schemas/review.js'
 import {
@@ -139,5 +140,25 @@ describe('the answers version', () => {
       expect(await answersVersion(replicaSql)).toBe(start)
     })
     expect(await answersVersion(replicaSql)).toBe(start + 1)
+  })
+})
+
+describe('AnswerCache', () => {
+  it('answers only under the version an answer was kept under, and forgets older ones', () => {
+    const cache = new AnswerCache()
+    const body = Buffer.from('{"ok":true}')
+    cache.set(3, 'k', body)
+    expect(cache.get(3, 'k')).toBe(body)
+    expect(cache.get(4, 'k')).toBeUndefined()
+    expect(cache.get(2, 'k')).toBeUndefined()
+    // built by a request that read an older version, after a newer one was seen: not kept
+    cache.set(2, 'old', Buffer.from('[]'))
+    expect(cache.get(2, 'old')).toBeUndefined()
+    expect(cache.get(3, 'k')).toBe(body)
+    // a newer version drops everything kept under the older one
+    cache.set(4, 'new', Buffer.from('{}'))
+    expect(cache.get(3, 'k')).toBeUndefined()
+    expect(cache.get(4, 'k')).toBeUndefined()
+    expect(cache.get(4, 'new')?.toString()).toBe('{}')
   })
 })
