@@ -2,9 +2,11 @@ import type { Sql } from '@genesis/common'
 import type { TypedDataDomain } from 'ethers'
 import { type ChainReader, createChainReader } from './chain/chain-reader.js'
 import { type Config, parseAddressList } from './config.js'
+import { answersVersion } from './db/answers-version.js'
 import { AnswerCache } from './domain/answer-cache.js'
 import { registryDomain } from './domain/cheque.js'
 import { type Committee, committeeOf } from './domain/dev-committee.js'
+import { freshRead } from './domain/fresh-read.js'
 
 /** Everything a route needs besides the request: built once per app, from the configuration. */
 export interface Context {
@@ -20,6 +22,8 @@ export interface Context {
   now: () => Date
   /** This replica's serialised list answers, kept per answers version. */
   answers: AnswerCache
+  /** The answers version as of after the call: one read shared by the requests that wait on it. */
+  answersVersion: () => Promise<number>
 }
 
 /**
@@ -47,6 +51,7 @@ export async function createContext(
       }),
     now: overrides.now ?? (() => new Date()),
     answers: overrides.answers ?? new AnswerCache(),
+    answersVersion: overrides.answersVersion ?? freshRead(() => answersVersion(sql)),
   }
 }
 

@@ -4,6 +4,7 @@ import { buildApp } from '../src/app.js'
 import { answersVersion } from '../src/db/answers-version.js'
 import { COLLECTIONS_DB_SETTINGS } from '../src/db/settings.js'
 import { AnswerCache } from '../src/domain/answer-cache.js'
+import { freshRead } from '../src/domain/fresh-read.js'
 import type { Collection } from '../src/schemas/collection.js'
 import type { Curation } from '../src/schemas/review.js'
 import {
@@ -160,5 +161,56 @@ describe('AnswerCache', () => {
     expect(cache.get(3, 'k')).toBeUndefined()
     expect(cache.get(4, 'k')).toBeUndefined()
     expect(cache.get(4, 'new')?.toString()).toBe('{}')
+  })
+})
+
+describe('freshRead', () => {
+  /** A read whose answers the test gives: the value it will answer is fixed when it is sent. */
+  function reads() {
+    const sent: { value: number; answer: () => void }[] = []
+    let value = 0
+    const read = () =>
+      new Promise<number>((resolve) => {
+        const at = value
+        sent.push({ value: at, answer: () => resolve(at) })
+      })
+    return { sent, read, write: () => value++ }
+  }
+
+  it('never answers a caller with a read sent before it asked, and shares one read among waiting callers', async () => {
+    const r = reads()
+    const version = freshRead(r.read)
+    const a = version()
+    expect(r.sent).toHaveLength(1)
+    r.write() // committed after a's read was sent, before b and c ask
+    const b = version()
+    const c = version()
+    expect(r.sent).toHaveLength(1)
+    r.sent[0]!.answer()
+    expect(await a).toBe(0)
+    await Promise.resolve()
+    expect(r.sent).toHaveLength(2)
+    r.sent[1]!.answer()
+    expect(await b).toBe(1)
+    expect(await c).toBe(1)
+    // nothing under way: the next caller sends its own read
+    r.write()
+    const d = version()
+    expect(r.sent).toHaveLength(3)
+    r.sent[2]!.answer()
+    expect(await d).toBe(2)
+  })
+
+  it('sends the next read after a failed one, and gives the failure only to its own callers', async () => {
+    let calls = 0
+    const version = freshRead(async () => {
+      calls++
+      if (calls === 1) throw new Error('database away')
+      return calls
+    })
+    const a = version()
+    const b = version()
+    await expect(a).rejects.toThrow('database away')
+    expect(await b).toBe(2)
   })
 })

@@ -1,6 +1,5 @@
 import type { FastifyReply } from 'fastify'
 import type { Context } from '../context.js'
-import { answersVersion } from '../db/answers-version.js'
 
 const JSON_TYPE = 'application/json; charset=utf-8'
 
@@ -23,7 +22,7 @@ export async function sendCachedAnswer<T>(
   build: () => Promise<Built<T>>,
 ): Promise<FastifyReply> {
   if (ctx.chain) return reply.send((await build()).answer)
-  const version = await answersVersion(ctx.sql)
+  const version = await ctx.answersVersion()
   const kept = ctx.answers.get(version, key)
   if (kept !== undefined) return reply.type(JSON_TYPE).send(kept)
   const { answer, reusable } = await build()
