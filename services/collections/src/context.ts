@@ -2,8 +2,11 @@ import type { Sql } from '@genesis/common'
 import type { TypedDataDomain } from 'ethers'
 import { type ChainReader, createChainReader } from './chain/chain-reader.js'
 import { type Config, parseAddressList } from './config.js'
+import { answersVersion } from './db/answers-version.js'
+import { AnswerCache } from './domain/answer-cache.js'
 import { registryDomain } from './domain/cheque.js'
 import { type Committee, committeeOf } from './domain/dev-committee.js'
+import { freshRead } from './domain/fresh-read.js'
 
 /** Everything a route needs besides the request: built once per app, from the configuration. */
 export interface Context {
@@ -17,6 +20,10 @@ export interface Context {
   chain: ChainReader | null
   registryDomain: TypedDataDomain
   now: () => Date
+  /** This replica's serialised list answers, kept per answers version. */
+  answers: AnswerCache
+  /** The answers version as of after the call: one read shared by the requests that wait on it. */
+  answersVersion: () => Promise<number>
 }
 
 /**
@@ -43,6 +50,8 @@ export async function createContext(
         chainId: config.THIRD_PARTY_REGISTRY_CHAIN_ID,
       }),
     now: overrides.now ?? (() => new Date()),
+    answers: overrides.answers ?? new AnswerCache(),
+    answersVersion: overrides.answersVersion ?? freshRead(() => answersVersion(sql)),
   }
 }
 

@@ -1,13 +1,4 @@
-import {
-  Envelope,
-  errorResponses,
-  NoContent,
-  offsetOf,
-  ok,
-  PagedEnvelope,
-  paged,
-  type RoutePlugin,
-} from '@genesis/common'
+import { Envelope, errorResponses, NoContent, offsetOf, ok, paged, type RoutePlugin } from '@genesis/common'
 import type { Context } from '../context.js'
 import { type CollectionFields, findCollection, listCollections } from '../db/collections.js'
 import { seesFullView } from '../domain/access.js'
@@ -22,9 +13,11 @@ import {
   AddressParams,
   Collection,
   CollectionListQuery,
+  CollectionPage,
   CollectionParams,
   CollectionWrite,
 } from '../schemas/collection.js'
+import { sendCachedAnswer } from './cached-answer.js'
 
 /** The review filters of a list query, as the list's filter. */
 const reviewFilter = (query: { is_approved?: boolean; reviewed?: boolean; pending_review?: boolean }) => ({
@@ -34,6 +27,9 @@ const reviewFilter = (query: { is_approved?: boolean; reviewed?: boolean; pendin
 })
 
 const pageOf = (query: { page: number; limit: number }) => ({ limit: query.limit, offset: offsetOf(query) })
+
+/** A full view shows an active lock, which expires with the clock: such a page is built for every request. */
+const unlocked = (rows: readonly CollectionFields[]) => rows.every((row) => row.lock === null)
 
 export const collectionRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
   /** The full view for every row of one answer, at one clock reading (not one per row). */
@@ -51,23 +47,36 @@ export const collectionRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
           'List collections: every one for the committee, published ones (public view) for anybody else',
         tags: ['collections'],
         querystring: CollectionListQuery,
-        response: { 200: PagedEnvelope(Collection), ...errorResponses(400, 401) },
+        response: { 200: CollectionPage, ...errorResponses(400, 401) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const query = request.query
       const committee = ctx.committee.has(request.signer!)
       if (!committee && query.is_published === false) return paged([], { ...query, total: 0 })
-      const { rows, total } = await listCollections(
-        ctx.sql,
-        { q: query.q, isPublished: committee ? query.is_published : true, ...reviewFilter(query) },
-        pageOf(query),
-      )
-      if (ctx.chain) await refreshApproval(ctx, rows)
-      return paged(rows.map(committee ? fullViews() : publicView), {
-        page: query.page,
-        limit: query.limit,
-        total,
+      const { q, is_published, is_approved, reviewed, pending_review, page, limit } = query
+      const key = JSON.stringify([
+        'list',
+        committee,
+        q,
+        is_published,
+        is_approved,
+        reviewed,
+        pending_review,
+        page,
+        limit,
+      ])
+      return sendCachedAnswer<CollectionPage>(ctx, reply, key, async () => {
+        const { rows, total } = await listCollections(
+          ctx.sql,
+          { q, isPublished: committee ? is_published : true, ...reviewFilter(query) },
+          pageOf(query),
+        )
+        if (ctx.chain) await refreshApproval(ctx, rows)
+        return {
+          answer: paged(rows.map(committee ? fullViews() : publicView), { page, limit, total }),
+          reusable: !committee || unlocked(rows),
+        }
       })
     },
   )
@@ -81,23 +90,36 @@ export const collectionRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
         tags: ['collections'],
         params: AddressParams,
         querystring: AddressCollectionsQuery,
-        response: { 200: PagedEnvelope(Collection), ...errorResponses(400, 401, 403) },
+        response: { 200: CollectionPage, ...errorResponses(400, 401, 403) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const address = request.params.address.toLowerCase()
       const caller = request.signer!
       if (caller !== address && !ctx.committee.has(caller)) {
         throw notAllowed('that address or a committee member', "list an address's collections")
       }
       const query = request.query
-      const { rows, total } = await listCollections(
-        ctx.sql,
-        { member: address, isPublished: query.is_published, ...reviewFilter(query) },
-        pageOf(query),
-      )
-      if (ctx.chain) await refreshApproval(ctx, rows)
-      return paged(rows.map(fullViews()), { page: query.page, limit: query.limit, total })
+      const { is_published, is_approved, reviewed, pending_review, page, limit } = query
+      const key = JSON.stringify([
+        'member',
+        address,
+        is_published,
+        is_approved,
+        reviewed,
+        pending_review,
+        page,
+        limit,
+      ])
+      return sendCachedAnswer<CollectionPage>(ctx, reply, key, async () => {
+        const { rows, total } = await listCollections(
+          ctx.sql,
+          { member: address, isPublished: is_published, ...reviewFilter(query) },
+          pageOf(query),
+        )
+        if (ctx.chain) await refreshApproval(ctx, rows)
+        return { answer: paged(rows.map(fullViews()), { page, limit, total }), reusable: unlocked(rows) }
+      })
     },
   )
 

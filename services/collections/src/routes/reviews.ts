@@ -1,13 +1,4 @@
-import {
-  Envelope,
-  errorResponses,
-  NoContent,
-  offsetOf,
-  ok,
-  PagedEnvelope,
-  paged,
-  type RoutePlugin,
-} from '@genesis/common'
+import { Envelope, errorResponses, NoContent, offsetOf, ok, paged, type RoutePlugin } from '@genesis/common'
 import { Type } from '@sinclair/typebox'
 import type { Context } from '../context.js'
 import { listPendingCurations } from '../db/reviews.js'
@@ -16,11 +7,13 @@ import { notAllowed } from '../errors.js'
 import { CollectionParams } from '../schemas/collection.js'
 import {
   Curation,
+  CurationPage,
   CurationParams,
   DecisionBody,
   ForumBody,
   PendingCurationsQuery,
 } from '../schemas/review.js'
+import { sendCachedAnswer } from './cached-answer.js'
 
 /** The committee's review: curation records, decisions and the forum thread. */
 export const reviewRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
@@ -62,18 +55,25 @@ export const reviewRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
         summary: "The committee's queue: pending reviews, oldest first, searchable by collection name",
         tags: ['curation'],
         querystring: PendingCurationsQuery,
-        response: { 200: PagedEnvelope(Curation), ...errorResponses(400, 401, 403) },
+        response: { 200: CurationPage, ...errorResponses(400, 401, 403) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       if (!ctx.committee.has(request.signer!)) throw notAllowed('committee members', 'list pending reviews')
       const { q, page, limit } = request.query
-      const { rows, total } = await listPendingCurations(
-        ctx.sql,
-        { q },
-        { limit, offset: offsetOf(request.query) },
+      return sendCachedAnswer<CurationPage>(
+        ctx,
+        reply,
+        JSON.stringify(['queue', q, page, limit]),
+        async () => {
+          const { rows, total } = await listPendingCurations(
+            ctx.sql,
+            { q },
+            { limit, offset: offsetOf(request.query) },
+          )
+          return { answer: paged(rows, { page, limit, total }), reusable: true }
+        },
       )
-      return paged(rows, { page, limit, total })
     },
   )
 

@@ -1,4 +1,4 @@
-import { Address, Nullable, PageQuery } from '@genesis/common'
+import { Address, Nullable, PagedEnvelope, PageQuery } from '@genesis/common'
 import { type Static, Type } from '@sinclair/typebox'
 import { CollectionUrn, DateTime, Id, Name } from './fields.js'
 
@@ -35,6 +35,10 @@ export const Collection = Type.Object({
   updated_at: DateTime,
 })
 export type Collection = Static<typeof Collection>
+
+/** A page of collections as answered. */
+export const CollectionPage = PagedEnvelope(Collection)
+export type CollectionPage = Static<typeof CollectionPage>
 
 const Members = Type.Array(Address, { maxItems: MAX_MEMBERS })
 

@@ -1,4 +1,4 @@
-import { Nullable } from '@genesis/common'
+import { Nullable, PagedEnvelope } from '@genesis/common'
 import { type Static, Type } from '@sinclair/typebox'
 import { Paging, Search } from './collection.js'
 import { DateTime, Id } from './fields.js'
@@ -26,6 +26,10 @@ export const Curation = Type.Object({
   updated_at: DateTime,
 })
 export type Curation = Static<typeof Curation>
+
+/** A page of the committee's queue as answered. */
+export const CurationPage = PagedEnvelope(Curation)
+export type CurationPage = Static<typeof CurationPage>
 
 export const MAX_COMMENT_LENGTH = 2000
 

@@ -1,0 +1,216 @@
+import { type App, createSql, type Sql } from '@genesis/common'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildApp } from '../src/app.js'
+import { answersVersion } from '../src/db/answers-version.js'
+import { COLLECTIONS_DB_SETTINGS } from '../src/db/settings.js'
+import { AnswerCache } from '../src/domain/answer-cache.js'
+import { freshRead } from '../src/domain/fresh-read.js'
+import type { Collection } from '../src/schemas/collection.js'
+import type { Curation } from '../src/schemas/review.js'
+import {
+  call,
+  createCollection,
+  createIdentity,
+  type Harness,
+  type Identity,
+  setup,
+  uniqueName,
+} from './helpers.js'
+import { decide, openReview, publishedCollection } from './review-helpers.js'
+
+// Two replicas of the service on one database, each with its own connections and its own kept answers:
+// `h.app` writes, `replica` reads.
+let h: Harness
+let replicaSql: Sql
+let replica: App
+let alice: Identity
+beforeAll(async () => {
+  h = await setup()
+  replicaSql = createSql(h.db.url, { max: 4, settings: COLLECTIONS_DB_SETTINGS })
+  replica = await buildApp({ sql: replicaSql, config: h.config })
+  alice = await createIdentity()
+})
+afterAll(async () => {
+  await replica.close()
+  await replicaSql.end({ timeout: 5 })
+  await h.close()
+})
+
+const list = (app: App, url: string) => call(app, h.committee, 'GET', url)
+const names = (body: string) => (JSON.parse(body).data as Collection[]).map((c) => c.name)
+
+describe('kept list answers', () => {
+  it('are reused byte for byte while nothing is written', async () => {
+    const name = uniqueName('Kept')
+    await createCollection(h.app, alice, { name })
+    const url = `/v1/collections?q=${encodeURIComponent(name)}`
+    const first = await list(replica, url)
+    const again = await list(replica, url)
+    expect(first.statusCode).toBe(200)
+    expect(again.body).toBe(first.body)
+    expect(again.headers['content-type']).toBe(first.headers['content-type'])
+    // the replica that built nothing yet answers the same bytes
+    expect((await list(h.app, url)).body).toBe(first.body)
+    expect(names(first.body)).toEqual([name])
+  })
+
+  it('show a write through another replica to the very next read', async () => {
+    const name = uniqueName('Before')
+    const id = await createCollection(h.app, alice, { name })
+    const url = `/v1/collections?q=${encodeURIComponent(name)}`
+    expect(names((await list(replica, url)).body)).toEqual([name])
+    expect(names((await list(replica, url)).body)).toEqual([name])
+
+    const renamed = `${name} renamed`
+    const put = await call(h.app, alice, 'PUT', `/v1/collections/${id}`, { id, name: renamed })
+    expect(put.statusCode).toBe(204)
+    expect(names((await list(replica, url)).body)).toEqual([renamed])
+    const member = await call(replica, alice, 'GET', `/v1/${alice.address}/collections`)
+    expect(names(member.body)).toContain(renamed)
+
+    const deleted = await call(h.app, alice, 'DELETE', `/v1/collections/${id}`)
+    expect(deleted.statusCode).toBe(204)
+    const after = JSON.parse((await list(replica, url)).body)
+    expect(after.data).toEqual([])
+    expect(after.pagination.total).toBe(0)
+  })
+
+  it("show the committee's queue as it is after each review request and decision", async () => {
+    const queue = async () =>
+      (JSON.parse((await list(replica, '/v1/curations')).body).data as Curation[]).map((c) => c.id)
+    const id = await publishedCollection(h.app, alice)
+    const before = await queue()
+    const curation = await openReview(h.app, alice, id)
+    expect(await queue()).toEqual([...before, curation.id])
+    expect((await decide(h.app, h.committee, curation.id, 'approve')).statusCode).toBe(200)
+    expect(await queue()).toEqual(before)
+  })
+
+  it('show a change made in SQL, outside the service, to the next read', async () => {
+    const name = uniqueName('Direct')
+    const id = await createCollection(h.app, alice, { name })
+    const url = `/v1/collections?q=${encodeURIComponent(name)}`
+    expect(names((await list(replica, url)).body)).toEqual([name])
+    await h.db.sql`update collections set name = ${`${name} by hand`} where id = ${id}`
+    expect(names((await list(replica, url)).body)).toEqual([`${name} by hand`])
+  })
+})
+
+describe('the answers version', () => {
+  it('advances once per committed transaction that writes, and not for a rolled back one', async () => {
+    const [a, b] = [await createCollection(h.app, alice), await createCollection(h.app, alice)]
+    const start = await answersVersion(h.db.sql)
+    await h.db.sql.begin(async (tx) => {
+      await tx`update collections set forum_id = 1 where id = ${a}`
+      await tx`update collections set forum_id = 2 where id = ${b}`
+      await tx`update collections set forum_id = 3 where id = ${a}`
+    })
+    expect(await answersVersion(h.db.sql)).toBe(start + 1)
+    await expect(
+      h.db.sql.begin(async (tx) => {
+        await tx`update collections set forum_id = 4 where id = ${a}`
+        throw new Error('rolled back')
+      }),
+    ).rejects.toThrow('rolled back')
+    expect(await answersVersion(h.db.sql)).toBe(start + 1)
+    // what a read answers does not advance it
+    await list(replica, '/v1/collections')
+    expect(await answersVersion(h.db.sql)).toBe(start + 1)
+  })
+
+  it('advances for a write after a rolled back savepoint that wrote', async () => {
+    const id = await createCollection(h.app, alice)
+    const start = await answersVersion(h.db.sql)
+    await h.db.sql.begin(async (tx) => {
+      await tx
+        .savepoint(async (sp) => {
+          await sp`update collections set forum_id = 6 where id = ${id}`
+          throw new Error('undone')
+        })
+        .catch(() => undefined)
+      await tx`update collections set forum_id = 7 where id = ${id}`
+    })
+    expect(await answersVersion(h.db.sql)).toBe(start + 1)
+  })
+
+  it('is not seen advanced before the write commits', async () => {
+    const id = await createCollection(h.app, alice)
+    const start = await answersVersion(h.db.sql)
+    await h.db.sql.begin(async (tx) => {
+      await tx`update collections set forum_id = 5 where id = ${id}`
+      expect(await answersVersion(replicaSql)).toBe(start)
+    })
+    expect(await answersVersion(replicaSql)).toBe(start + 1)
+  })
+})
+
+describe('AnswerCache', () => {
+  it('answers only under the version an answer was kept under, and forgets older ones', () => {
+    const cache = new AnswerCache()
+    const body = Buffer.from('{"ok":true}')
+    cache.set(3, 'k', body)
+    expect(cache.get(3, 'k')).toBe(body)
+    expect(cache.get(4, 'k')).toBeUndefined()
+    expect(cache.get(2, 'k')).toBeUndefined()
+    // built by a request that read an older version, after a newer one was seen: not kept
+    cache.set(2, 'old', Buffer.from('[]'))
+    expect(cache.get(2, 'old')).toBeUndefined()
+    expect(cache.get(3, 'k')).toBe(body)
+    // a newer version drops everything kept under the older one
+    cache.set(4, 'new', Buffer.from('{}'))
+    expect(cache.get(3, 'k')).toBeUndefined()
+    expect(cache.get(4, 'k')).toBeUndefined()
+    expect(cache.get(4, 'new')?.toString()).toBe('{}')
+  })
+})
+
+describe('freshRead', () => {
+  /** A read whose answers the test gives: the value it will answer is fixed when it is sent. */
+  function reads() {
+    const sent: { value: number; answer: () => void }[] = []
+    let value = 0
+    const read = () =>
+      new Promise<number>((resolve) => {
+        const at = value
+        sent.push({ value: at, answer: () => resolve(at) })
+      })
+    return { sent, read, write: () => value++ }
+  }
+
+  it('never answers a caller with a read sent before it asked, and shares one read among waiting callers', async () => {
+    const r = reads()
+    const version = freshRead(r.read)
+    const a = version()
+    expect(r.sent).toHaveLength(1)
+    r.write() // committed after a's read was sent, before b and c ask
+    const b = version()
+    const c = version()
+    expect(r.sent).toHaveLength(1)
+    r.sent[0]!.answer()
+    expect(await a).toBe(0)
+    await Promise.resolve()
+    expect(r.sent).toHaveLength(2)
+    r.sent[1]!.answer()
+    expect(await b).toBe(1)
+    expect(await c).toBe(1)
+    // nothing under way: the next caller sends its own read
+    r.write()
+    const d = version()
+    expect(r.sent).toHaveLength(3)
+    r.sent[2]!.answer()
+    expect(await d).toBe(2)
+  })
+
+  it('sends the next read after a failed one, and gives the failure only to its own callers', async () => {
+    let calls = 0
+    const version = freshRead(async () => {
+      calls++
+      if (calls === 1) throw new Error('database away')
+      return calls
+    })
+    const a = version()
+    const b = version()
+    await expect(a).rejects.toThrow('database away')
+    expect(await b).toBe(2)
+  })
+})
