@@ -1,227 +1,174 @@
 import type { Queryable } from '@genesis/common'
+import { chunks } from './writes.js'
 
-/**
- * The indexer's writes to the land tables. Each first records the row's image in the undo log for its block
- * (the first change per row and block wins), when `undo` is set: blocks a reorganisation may still remove.
+/*
+ * The indexer's reads and writes of the land tables, a batch at a time. Rows travel as `to_jsonb` images
+ * (every column, as the undo log stores them), so an image taken in memory restores exactly what the table
+ * held.
  */
-export interface Write {
-  q: Queryable
-  block: bigint
-  undo: boolean
+
+/** A parcels row as to_jsonb gives it (timestamps as ISO strings). */
+export interface ParcelRow {
+  x: number
+  y: number
+  owner: string | null
+  district_id: string | null
+  estate_id: string | null
+  data_version: number
+  name: string
+  description: string
+  ipns: string
+  auction_price: number | null
+  auction_owner: string | null
+  last_transferred_at: string | null
+  updated_at: string
 }
 
-const rememberParcel = async ({ q, block, undo }: Write, x: number, y: number) => {
-  if (!undo) return
-  await q`
-    insert into land_chain_undo (block_number, tbl, key, before)
-    select ${block.toString()}, 'parcels', jsonb_build_object('x', x, 'y', y), to_jsonb(p)
-    from parcels p where x = ${x} and y = ${y}
-    on conflict (block_number, tbl, key) do nothing`
+export interface EstateRow {
+  id: string
+  owner: string | null
+  name: string
+  description: string
+  district_id: string | null
+  tx_hash: string | null
+  last_transferred_at: string | null
+  updated_at: string
 }
 
-const rememberEstateParcels = async ({ q, block, undo }: Write, estateId: string) => {
-  if (!undo) return
-  await q`
-    insert into land_chain_undo (block_number, tbl, key, before)
-    select ${block.toString()}, 'parcels', jsonb_build_object('x', x, 'y', y), to_jsonb(p)
-    from parcels p where estate_id = ${estateId}
-    on conflict (block_number, tbl, key) do nothing`
-}
-
-const rememberEstate = async ({ q, block, undo }: Write, id: string) => {
-  if (!undo) return
-  await q`
-    insert into land_chain_undo (block_number, tbl, key, before)
-    values (${block.toString()}, 'estates', jsonb_build_object('id', ${id}::text),
-      (select to_jsonb(e) from estates e where id = ${id}))
-    on conflict (block_number, tbl, key) do nothing`
-}
-
-const rememberPublication = async ({ q, block, undo }: Write, txHash: string) => {
-  if (!undo) return
-  await q`
-    insert into land_chain_undo (block_number, tbl, key, before)
-    values (${block.toString()}, 'publications', jsonb_build_object('tx_hash', ${txHash}::text),
-      (select to_jsonb(p) from publications p where tx_hash = ${txHash}))
-    on conflict (block_number, tbl, key) do nothing`
-}
-
-const rememberOrder = async ({ q, block, undo }: Write, orderId: string) => {
-  if (!undo) return
-  await q`
-    insert into land_chain_undo (block_number, tbl, key, before)
-    values (${block.toString()}, 'land_chain_orders', jsonb_build_object('order_id', ${orderId}::text),
-      (select to_jsonb(o) from land_chain_orders o where order_id = ${orderId}))
-    on conflict (block_number, tbl, key) do nothing`
-}
-
-/** A parcel changed hands (owner null: burnt); leaving an estate clears its estate. */
-export async function setParcelOwner(
-  w: Write,
-  x: number,
-  y: number,
-  owner: string | null,
-  at: Date,
-  leavesEstate: boolean,
-): Promise<void> {
-  await rememberParcel(w, x, y)
-  await w.q`
-    update parcels set owner = ${owner}, last_transferred_at = ${at}, updated_at = now(),
-      estate_id = case when ${leavesEstate} then null else estate_id end
-    where x = ${x} and y = ${y}`
-}
-
-/** A parcel moved into the estate registry: its owner is set by the AddLand that goes with it. */
-export async function touchParcelTransfer(w: Write, x: number, y: number, at: Date): Promise<void> {
-  await rememberParcel(w, x, y)
-  await w.q`update parcels set last_transferred_at = ${at}, updated_at = now() where x = ${x} and y = ${y}`
-}
-
-export async function setParcelData(
-  w: Write,
-  x: number,
-  y: number,
-  data: { version: number; name: string; description: string; ipns: string },
-): Promise<void> {
-  await rememberParcel(w, x, y)
-  await w.q`
-    update parcels set data_version = ${data.version}, name = ${data.name}, description = ${data.description},
-      ipns = ${data.ipns}, updated_at = now()
-    where x = ${x} and y = ${y}`
-}
-
-/** The estate exists (created on its mint if the CreateEstate has not come yet), owned by `owner`. */
-export async function upsertEstateOwner(
-  w: Write,
-  id: string,
-  owner: string | null,
-  at: Date,
-  txHash: string,
-): Promise<void> {
-  await rememberEstate(w, id)
-  await rememberEstateParcels(w, id)
-  await w.q`
-    insert into estates (id, owner, tx_hash, last_transferred_at)
-    values (${id}, ${owner}, ${txHash}, ${at})
-    on conflict (id) do update set owner = excluded.owner, last_transferred_at = excluded.last_transferred_at,
-      updated_at = now()`
-  // a parcel held by the estate registry shows its estate's owner
-  await w.q`update parcels set owner = ${owner}, updated_at = now() where estate_id = ${id}`
-}
-
-export async function createEstate(
-  w: Write,
-  id: string,
-  owner: string,
-  data: { name: string; description: string } | null,
-  txHash: string,
-): Promise<void> {
-  await rememberEstate(w, id)
-  await w.q`
-    insert into estates (id, owner, name, description, tx_hash)
-    values (${id}, ${owner}, ${data?.name ?? ''}, ${data?.description ?? ''}, ${txHash})
-    on conflict (id) do update set owner = excluded.owner, tx_hash = excluded.tx_hash, updated_at = now(),
-      name = case when ${data !== null} then excluded.name else estates.name end,
-      description = case when ${data !== null} then excluded.description else estates.description end`
-}
-
-/** False when the estate is unknown (an Update for an estate never minted here). */
-export async function setEstateData(
-  w: Write,
-  id: string,
-  data: { name: string; description: string },
-): Promise<boolean> {
-  await rememberEstate(w, id)
-  const rows = await w.q`
-    update estates set name = ${data.name}, description = ${data.description}, updated_at = now()
-    where id = ${id} returning id`
-  return rows.length > 0
-}
-
-/** A parcel joins an estate: it shows the estate's owner. False when the estate is unknown. */
-export async function addLandToEstate(w: Write, id: string, x: number, y: number): Promise<boolean> {
-  const [estate] = await w.q<Array<{ owner: string | null }>>`select owner from estates where id = ${id}`
-  if (!estate) return false
-  await rememberParcel(w, x, y)
-  await w.q`
-    update parcels set estate_id = ${id}, owner = ${estate.owner}, updated_at = now()
-    where x = ${x} and y = ${y}`
-  return true
-}
-
-/** A parcel leaves its estate for `to` (the LAND Transfer that follows says the same). */
-export async function removeLandFromEstate(
-  w: Write,
-  id: string,
-  x: number,
-  y: number,
-  to: string,
-): Promise<void> {
-  await rememberParcel(w, x, y)
-  await w.q`
-    update parcels set estate_id = null, owner = ${to}, updated_at = now()
-    where x = ${x} and y = ${y} and estate_id = ${id}`
-}
-
-export interface NewPublication {
-  txHash: string
-  orderId: string
+export interface PublicationRow {
+  tx_hash: string
+  tx_status: string
   owner: string
   price: number
-  contractId: string
-  marketplaceId: string
-  blockNumber: bigint
-  expiresAt: number
-  at: number
+  status: string
+  buyer: string | null
+  contract_id: string
+  block_number: number
+  expires_at: number
+  block_time_created_at: number
+  block_time_updated_at: number | null
   type: 'parcel' | 'estate'
-  assetId: string
+  asset_id: string
+  marketplace_id: string
+  updated_at: string
+}
+
+export interface OrderRow {
+  order_id: string
+  tx_hash: string
+  type: 'parcel' | 'estate'
+  asset_id: string
+}
+
+export interface ChainRows {
+  parcels: ParcelRow[]
+  estates: EstateRow[]
+  publications: PublicationRow[]
+  orders: OrderRow[]
+}
+
+/** The image of a row before the first change to it in an undoable block (null: it did not exist). */
+export interface UndoImage {
+  block: bigint
+  tbl: 'parcels' | 'estates' | 'publications' | 'land_chain_orders'
+  key: Record<string, string | number>
+  before: object | null
+}
+
+export interface ChainKeys {
+  cells: Array<{ x: number; y: number }>
+  estates: string[]
+  /** Estates whose parcels all change owner with them. */
+  transferredEstates: string[]
+  txHashes: string[]
+  orderIds: string[]
+  assets: Array<{ type: string; assetId: string }>
 }
 
 /**
- * An order becomes an open publication; the asset's earlier open orders from the chain are replaced (the
- * marketplace keeps one order per asset). False when the transaction already made a publication.
+ * The rows a batch can read or change: the parcels it names and those of the estates it transfers, the
+ * estates, the orders by id and by asset, and their publications; with the transaction's now().
  */
-export async function openPublication(w: Write, p: NewPublication): Promise<boolean> {
-  const [taken] = await w.q`select 1 from publications where tx_hash = ${p.txHash}`
-  if (taken) return false
-  const replaced = await w.q<Array<{ tx_hash: string }>>`
-    select o.tx_hash from land_chain_orders o join publications p on p.tx_hash = o.tx_hash
-    where o.type = ${p.type} and o.asset_id = ${p.assetId} and p.status = 'open'`
-  for (const { tx_hash } of replaced) {
-    await rememberPublication(w, tx_hash)
-    await w.q`
-      update publications set status = 'cancelled', block_time_updated_at = ${p.at}, updated_at = now()
-      where tx_hash = ${tx_hash}`
+export async function loadChainRows(
+  q: Queryable,
+  keys: ChainKeys,
+): Promise<{ rows: ChainRows; now: string }> {
+  const [clock] = await q<Array<{ now: string }>>`select to_jsonb(now()) #>> '{}' as now`
+  const parcels = await q<Array<{ r: ParcelRow }>>`
+    select to_jsonb(p) as r from parcels p
+    where (x, y) in (select * from unnest(${keys.cells.map((c) => c.x)}::smallint[],
+        ${keys.cells.map((c) => c.y)}::smallint[]))
+      or estate_id = any(${keys.transferredEstates}::text[])`
+  const estates = await q<Array<{ r: EstateRow }>>`
+    select to_jsonb(e) as r from estates e where id = any(${keys.estates}::text[])`
+  const orders = await q<Array<{ r: OrderRow }>>`
+    select to_jsonb(o) as r from land_chain_orders o
+    where order_id = any(${keys.orderIds}::text[])
+      or (type, asset_id) in (select * from unnest(${keys.assets.map((a) => a.type)}::text[],
+        ${keys.assets.map((a) => a.assetId)}::text[]))`
+  const txHashes = [...new Set([...keys.txHashes, ...orders.map(({ r }) => r.tx_hash)])]
+  const publications = await q<Array<{ r: PublicationRow }>>`
+    select to_jsonb(p) as r from publications p where tx_hash = any(${txHashes}::text[])`
+  return {
+    rows: {
+      parcels: parcels.map(({ r }) => r),
+      estates: estates.map(({ r }) => r),
+      publications: publications.map(({ r }) => r),
+      orders: orders.map(({ r }) => r),
+    },
+    now: clock!.now,
   }
-  await rememberPublication(w, p.txHash)
-  await rememberOrder(w, p.orderId)
-  await w.q`
-    insert into publications (tx_hash, tx_status, owner, price, status, buyer, contract_id, block_number,
-      expires_at, block_time_created_at, block_time_updated_at, type, asset_id, marketplace_id)
-    values (${p.txHash}, 'confirmed', ${p.owner}, ${p.price}, 'open', null, ${p.contractId},
-      ${p.blockNumber.toString()}, ${p.expiresAt}, ${p.at}, ${p.at}, ${p.type}, ${p.assetId}, ${p.marketplaceId})`
-  await w.q`
-    insert into land_chain_orders (order_id, tx_hash, type, asset_id)
-    values (${p.orderId}, ${p.txHash}, ${p.type}, ${p.assetId})
-    on conflict (order_id) do update set tx_hash = excluded.tx_hash, type = excluded.type, asset_id = excluded.asset_id`
-  return true
 }
 
-/** An open order sold or cancelled. False when the order is unknown here or no longer open. */
-export async function closePublication(
-  w: Write,
-  orderId: string,
-  status: 'sold' | 'cancelled',
-  buyer: string | null,
-  at: number,
-): Promise<boolean> {
-  const [order] = await w.q<Array<{ tx_hash: string }>>`
-    select o.tx_hash from land_chain_orders o join publications p on p.tx_hash = o.tx_hash
-    where o.order_id = ${orderId} and p.status = 'open'`
-  if (!order) return false
-  await rememberPublication(w, order.tx_hash)
-  await w.q`
-    update publications set status = ${status}, buyer = ${buyer}, block_time_updated_at = ${at}, updated_at = now()
-    where tx_hash = ${order.tx_hash}`
-  return true
+/** Writes a batch's final rows and its undo images: a few statements, whatever the number of events. */
+export async function writeChainRows(
+  q: Queryable,
+  changes: ChainRows & { undo: UndoImage[] },
+): Promise<void> {
+  // estates first: a parcel's estate_id refers to one (checked at commit anyway)
+  if (changes.estates.length > 0) {
+    await q`
+      insert into estates
+      select * from jsonb_populate_recordset(null::estates, ${q.json(changes.estates as never)})
+      on conflict (id) do update set owner = excluded.owner, name = excluded.name,
+        description = excluded.description, tx_hash = excluded.tx_hash,
+        last_transferred_at = excluded.last_transferred_at, updated_at = now()`
+  }
+  for (const p of chunks(changes.parcels)) {
+    await q`
+      update parcels p set owner = r.owner, estate_id = r.estate_id, data_version = r.data_version,
+        name = r.name, description = r.description, ipns = r.ipns, last_transferred_at = r.last_transferred_at,
+        updated_at = now()
+      from unnest(${p.map((r) => r.x)}::smallint[], ${p.map((r) => r.y)}::smallint[],
+        ${p.map((r) => r.owner)}::text[], ${p.map((r) => r.estate_id)}::text[],
+        ${p.map((r) => r.data_version)}::int[], ${p.map((r) => r.name)}::text[],
+        ${p.map((r) => r.description)}::text[], ${p.map((r) => r.ipns)}::text[],
+        ${p.map((r) => r.last_transferred_at)}::timestamptz[])
+        as r (x, y, owner, estate_id, data_version, name, description, ipns, last_transferred_at)
+      where p.x = r.x and p.y = r.y`
+  }
+  if (changes.publications.length > 0) {
+    await q`
+      insert into publications
+      select * from jsonb_populate_recordset(null::publications, ${q.json(changes.publications as never)})
+      on conflict (tx_hash) do update set status = excluded.status, buyer = excluded.buyer,
+        block_time_updated_at = excluded.block_time_updated_at, updated_at = now()`
+  }
+  if (changes.orders.length > 0) {
+    await q`
+      insert into land_chain_orders
+      select * from jsonb_populate_recordset(null::land_chain_orders, ${q.json(changes.orders as never)})
+      on conflict (order_id) do update set tx_hash = excluded.tx_hash, type = excluded.type,
+        asset_id = excluded.asset_id`
+  }
+  for (const u of chunks(changes.undo)) {
+    const images = u.map((i) => ({ b: i.block.toString(), t: i.tbl, k: i.key, v: i.before }))
+    // in the order taken: a rollback restores by id, newest first
+    await q`
+      insert into land_chain_undo (block_number, tbl, key, before)
+      select (e ->> 'b')::bigint, e ->> 't', e -> 'k', nullif(e -> 'v', 'null'::jsonb)
+      from jsonb_array_elements(${q.json(images as never)}) with ordinality as i (e, n)
+      order by n
+      on conflict (block_number, tbl, key) do nothing`
+  }
 }

@@ -9,6 +9,7 @@ const LAND_ABI = [
 ]
 const ESTATE_ABI = [
   'function createEstate(int256[] x, int256[] y, address beneficiary, string data) returns (uint256)',
+  'function addLand(uint256 estateId, int256[] x, int256[] y)',
   'function setApprovalForAll(address operator, bool approved)',
 ]
 const MARKET_ABI = [
@@ -57,9 +58,17 @@ export async function writeDemoOnChain(
 ): Promise<DemoSummary> {
   let transactions = 0
   const land = new Contract(addresses.landRegistry, LAND_ABI, admin)
+  // anvil mines each transaction as it is sent: the receipts are awaited in groups, not one by one
+  let pending: Array<{ wait(): Promise<unknown> }> = []
+  const settle = async () => {
+    const group = pending
+    pending = []
+    await Promise.all(group.map((tx) => tx.wait()))
+  }
   const send = async (tx: Promise<{ wait(): Promise<unknown> }>) => {
     transactions++
-    await (await tx).wait()
+    pending.push(await tx)
+    if (pending.length >= 64) await settle()
   }
   const holder = new Map(set.parcels.map((p) => [`${p.x},${p.y}`, p.owner]))
   const estateCells = new Map<string, Array<{ x: number; y: number }>>()
@@ -90,7 +99,7 @@ export async function writeDemoOnChain(
   // names
   const named = set.parcels.filter((p) => p.name !== '' || p.description !== '')
   done = 0
-  for (const batch of chunks(named, 300)) {
+  for (const batch of chunks(named, 100)) {
     await send(
       land.getFunction('setLandDataBatch')(
         batch.map((p) => encodeTokenId(p.x, p.y)),
@@ -120,15 +129,26 @@ export async function writeDemoOnChain(
     if (cells.length === 0) continue
     const owner = await impersonate(getAddress(estateOwner))
     const estates = new Contract(addresses.estateRegistry, ESTATE_ABI, owner)
+    // a large estate in parts: one transaction pulling hundreds of parcels exceeds a block's gas
+    const [first = [], ...rest] = chunks(cells, 100)
     await send(
       estates.getFunction('createEstate')(
-        cells.map((c) => c.x),
-        cells.map((c) => c.y),
+        first.map((c) => c.x),
+        first.map((c) => c.y),
         getAddress(estateOwner),
         landData(estate.name, estate.description),
       ),
     )
     created.push(estate.id)
+    for (const part of rest) {
+      await send(
+        estates.getFunction('addLand')(
+          BigInt(created.length),
+          part.map((c) => c.x),
+          part.map((c) => c.y),
+        ),
+      )
+    }
     done++
     progress('estates', done, set.estates.length)
   }
@@ -160,5 +180,6 @@ export async function writeDemoOnChain(
     done++
     progress('orders', done, open.length)
   }
+  await settle()
   return { parcels: owned, names: named.length, estates: chainEstateId.size, orders: done, transactions }
 }

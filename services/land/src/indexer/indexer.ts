@@ -12,7 +12,7 @@ import {
   undoAbove,
   writeCursor,
 } from '../db/chain-state.js'
-import { applyEvent, type Located, type SkipReason } from './apply.js'
+import { applyEvents, type Located, type SkipReason } from './apply.js'
 import { type Contracts, decodeLog, type RpcLog, TOPICS } from './events.js'
 import { isRangeTooLarge, Rpc, type RpcBlock } from './rpc.js'
 
@@ -273,27 +273,27 @@ export class ChainIndexer {
     const skipped = new Map<SkipReason, number>()
     const skip = (reason: SkipReason) => skipped.set(reason, (skipped.get(reason) ?? 0) + 1)
     const toBlock = blocks.get(to)!
-    const next = await this.transaction(async (q) => {
-      for (const log of logs) {
-        let event: ReturnType<typeof decodeLog>
-        try {
-          event = decodeLog(log, contracts)
-        } catch {
-          skip('undecodable_log')
-          continue
-        }
-        if (!event) continue
-        const block = BigInt(log.blockNumber)
-        const located: Located = {
-          event,
-          block,
-          time: blocks.get(block)!.timestamp * 1000,
-          txHash: log.transactionHash.toLowerCase(),
-          address: log.address.toLowerCase(),
-        }
-        const reason = await applyEvent(q, located, contracts, block > floor)
-        if (reason) skip(reason)
+    const events: Located[] = []
+    for (const log of logs) {
+      let event: ReturnType<typeof decodeLog>
+      try {
+        event = decodeLog(log, contracts)
+      } catch {
+        skip('undecodable_log')
+        continue
       }
+      if (!event) continue
+      const block = BigInt(log.blockNumber)
+      events.push({
+        event,
+        block,
+        time: blocks.get(block)!.timestamp * 1000,
+        txHash: log.transactionHash.toLowerCase(),
+        address: log.address.toLowerCase(),
+      })
+    }
+    const next = await this.transaction(async (q) => {
+      for (const reason of await applyEvents(q, events, contracts, floor)) skip(reason)
       const indexed: IndexedBlock[] = [...blocks.values()].map((b) => ({
         number: b.number,
         hash: b.hash,
@@ -357,16 +357,14 @@ export class ChainIndexer {
   }
 
   private async headers(numbers: bigint[]): Promise<Map<bigint, RpcBlock>> {
+    const unique = [...new Set(numbers)]
     const found = new Map<bigint, RpcBlock>()
-    const queue = [...new Set(numbers)]
-    const worker = async () => {
-      for (let n = queue.pop(); n !== undefined; n = queue.pop()) {
-        const block = await this.rpc.block(n)
-        if (!block) throw new Error(`block ${n} not found`)
-        found.set(n, block)
-      }
-    }
-    await Promise.all(Array.from({ length: Math.min(8, queue.length) }, worker))
+    const blocks = await this.rpc.blocks(unique)
+    unique.forEach((n, i) => {
+      const block = blocks[i]
+      if (!block) throw new Error(`block ${n} not found`)
+      found.set(n, block)
+    })
     return found
   }
 
