@@ -150,13 +150,14 @@ describe.skipIf(skip)('the reconciler at its edges (anvil)', () => {
   // Mutations guarded: every log line's message → "" and its fields → {} (what an operator reads when a
   // claim is settled, freed or sent back, or a node fails), and `report.checked += …` → `-=`.
   // Last: it moves the node's clock past every voucher issued so far.
-  it('tells the operator which claim it settled, freed or sent back, and which chain failed; counts what it checked', async () => {
+  it('tells the operator which claim it settled, freed or sent back, and which chain failed; counts what it checked; a dead voucher may be failed by the operator', async () => {
     // the earlier tests' reports judged first, so that the first tick below sees only rex's claims
     await f.reconciler({ graceS: 0 }).tick()
     const rex = await f.fundedUser()
     const redeemed = await f.claimFor(rex)
     const reverted = await f.claimFor(rex)
     const unused = await f.claimFor(rex)
+    const abandoned = await f.claimFor(rex)
     expect((await f.send(rex, redeemed.claim)).status).toBe(1)
     const bad = await f.send(rex, reverted.claim, '0xdeadbeef')
     await f.report(rex, reverted.claim, bad.hash)
@@ -193,6 +194,13 @@ describe.skipIf(skip)('the reconciler at its edges (anvil)', () => {
     logger.lines.length = 0
     await f.passTime(Math.max(expiresAtOf(unused.claim), expiresAtOf(reverted.claim)))
     await f.mine(CONFIRMATIONS)
+    // Mutations guarded: `state !== 'dead'` → `state !== ""` and, for `successful`,
+    // `target === 'successful' && state !== 'redeemed'` → `||` (domain/transitions.ts): the operator could
+    // never fail a claim whose voucher the chain shows dead.
+    const failed = await f.operator(abandoned.claim, 'failed')
+    expect(failed.status, JSON.stringify(failed.body)).toBe(200)
+    expect(failed.body.data.status).toBe('failed')
+    expect((await f.create(rex, abandoned.rewardIds)).status).toBe(201)
     const expiry = await f.reconciler({ logger }).tick()
     // the earlier tests' live claims expire with this jump too: each is checked, found dead and logged
     expect(expiry).toMatchObject({ successful: 0, returned: 0, errors: 0 })
