@@ -1,3 +1,4 @@
+import type { App } from '@genesis/common'
 import { type Identity, signedInject } from '@genesis/common/testing'
 import { chainTestsSkipReason } from '@genesis/contracts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -37,12 +38,9 @@ describe.skipIf(skip)('the reconciler at its edges (anvil)', () => {
   })
   afterAll(async () => f?.close())
 
-  // Mutation guarded: `if (!adopted.has(chainId))` → `if (false)` (jobs/reconciler.ts) → claims made before
-  // the chain was watched are never adopted: a redemption of theirs is never applied, and the sweeper
-  // would free them by the clock although their vouchers may be redeemed.
-  it('adopts the live claims made before the chain had an RPC URL, and settles them from the chain', async () => {
-    // the same database served by an app that does not watch the chain, as before RPC_URL_<chain_id> was set
-    const unwatched = await buildApp({
+  /** The same database served by an app that does not watch the chain, as before RPC_URL_<chain_id> was set. */
+  const unwatchedApp = () =>
+    buildApp({
       sql: f.svc.db.sql,
       config: loadConfig({
         CLAIMS_SIGNER_PRIVATE_KEY: f.signerPrivateKey,
@@ -50,20 +48,35 @@ describe.skipIf(skip)('the reconciler at its edges (anvil)', () => {
       }),
       context: { chains: new Map() },
     })
+  /** A claim made through `app` (the reward granted by the operator). */
+  const claimOn = async (app: App, who: Identity) => {
+    const [rewardId] = await f.grant(who)
+    const answer = await signedInject(app, who, {
+      method: 'POST',
+      url: '/api/claim-transactions',
+      payload: { rewards: [rewardId] },
+    })
+    expect(answer.statusCode, answer.body).toBe(201)
+    return answer.json().data as ClaimTransaction
+  }
+
+  /** Redeemed before the first tick's lookback window: settled only at its expiry (the last test). */
+  let early: { claim: ClaimTransaction; owner: Identity }
+
+  // Mutations guarded: `if (!adopted.has(chainId))` → `if (false)` (jobs/reconciler.ts) → claims made before
+  // the chain was watched are never adopted: a redemption of theirs is never applied, and the sweeper
+  // would free them by the clock although their vouchers may be redeemed; the first scan's start
+  // `Math.max(-1, finalBlock - initialLookback)` → `Math.min` (the whole chain scanned) or
+  // `finalBlock + initialLookback` (nothing scanned).
+  it('adopts the live claims made before the chain had an RPC URL, and settles them from the chain', async () => {
+    const unwatched = await unwatchedApp()
     try {
       const pat = await f.fundedUser()
-      const claimOn = async (who: Identity) => {
-        const [rewardId] = await f.grant(who)
-        const answer = await signedInject(unwatched, who, {
-          method: 'POST',
-          url: '/api/claim-transactions',
-          payload: { rewards: [rewardId] },
-        })
-        expect(answer.statusCode, answer.body).toBe(201)
-        return answer.json().data as ClaimTransaction
-      }
-      const redeemed = await claimOn(pat)
-      const live = await claimOn(pat)
+      early = { claim: await claimOn(unwatched, pat), owner: pat }
+      expect((await f.send(pat, early.claim)).status).toBe(1)
+      await f.mine(10)
+      const redeemed = await claimOn(unwatched, pat)
+      const live = await claimOn(unwatched, pat)
       const watchedOf = async (claim: ClaimTransaction) =>
         (
           await f.svc.db.sql<
@@ -76,13 +89,16 @@ describe.skipIf(skip)('the reconciler at its edges (anvil)', () => {
       expect(sent.status).toBe(1)
       expect((await f.report(pat, redeemed, sent.hash)).body.data.status).toBe('pending')
       await f.mine(CONFIRMATIONS)
-      expect(await f.reconciler().tick()).toMatchObject({
+      // the first tick on this chain looks 5 blocks back from the final one: the redemption, not `early`'s
+      expect(await f.reconciler({ initialLookback: 5 }).tick()).toMatchObject({
         successful: 1,
         errors: 0,
       })
       expect((await f.read(pat, redeemed)).status).toBe('successful')
       expect(await watchedOf(live)).toBe(true)
       expect((await f.read(pat, live)).status).toBe('claimed')
+      expect(await watchedOf(early.claim)).toBe(true)
+      expect((await f.read(pat, early.claim)).status).toBe('claimed')
     } finally {
       await unwatched.close()
     }
@@ -202,10 +218,14 @@ describe.skipIf(skip)('the reconciler at its edges (anvil)', () => {
     expect(failed.body.data.status).toBe('failed')
     expect((await f.create(rex, abandoned.rewardIds)).status).toBe(201)
     const expiry = await f.reconciler({ logger }).tick()
-    // the earlier tests' live claims expire with this jump too: each is checked, found dead and logged
-    expect(expiry).toMatchObject({ successful: 0, returned: 0, errors: 0 })
+    // the earlier tests' live claims expire with this jump too: each is checked, found dead and logged;
+    // `early`, redeemed before any scan looked, is found redeemed at its expiry.
+    // Mutations guarded: the redeemed ones' `{ claimId, contract }` → `{}`, and the filter
+    // `(_, i) => redeemed[i]` → `() => undefined` (settleExpired).
+    expect(expiry).toMatchObject({ successful: 1, returned: 0, errors: 0 })
     expect(expiry.failed).toBeGreaterThanOrEqual(2)
-    expect(expiry.checked).toBe(expiry.failed)
+    expect(expiry.checked).toBe(expiry.failed + 1)
+    expect((await f.read(early.owner, early.claim)).status).toBe('successful')
     expect(logger.lines).toHaveLength(expiry.failed)
     for (const line of logger.lines) {
       expect(line).toMatchObject({
