@@ -31,7 +31,8 @@ const adminPatch = (app: typeof t.app, id: string, payload: object) =>
   app.inject({ method: 'PATCH', url: `/api/claim-transactions/${id}`, headers: admin, payload })
 
 describe('claim transitions', () => {
-  // Mutation guarded: `if (isNoOp(claim, …)) return claim` → `if (false)` (domain/transitions.ts) → a
+  // Mutations guarded: `if (isNoOp(claim, …)) return claim` → `if (false)`, and in isNoOp
+  // `transactionHash === claim.transaction_hash` → `false` (domain/transitions.ts) → a
   // retried report writes the claim again and moves its updated_at, from which the reconciler counts the
   // grace period of a hash the node does not know yet: retries would keep an unknown hash pending forever.
   it('a retried report changes nothing, not even updated_at', async () => {
