@@ -210,9 +210,9 @@ describe.skipIf(skip)('the reconciler at its edges (anvil)', () => {
     logger.lines.length = 0
     await f.passTime(Math.max(expiresAtOf(unused.claim), expiresAtOf(reverted.claim)))
     await f.mine(CONFIRMATIONS)
-    // Mutations guarded: `state !== 'dead'` → `state !== ""` and, for `successful`,
-    // `target === 'successful' && state !== 'redeemed'` → `||` (domain/transitions.ts): the operator could
-    // never fail a claim whose voucher the chain shows dead.
+    // Mutations guarded (domain/transitions.ts): `state !== 'dead'` → `true` or `state !== ""`, and
+    // `target === 'successful' && state !== 'redeemed'` → `true && …` or `||`: the operator could never
+    // fail a claim whose voucher the chain shows dead.
     const failed = await f.operator(abandoned.claim, 'failed')
     expect(failed.status, JSON.stringify(failed.body)).toBe(200)
     expect(failed.body.data.status).toBe('failed')
