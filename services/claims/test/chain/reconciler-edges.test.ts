@@ -208,7 +208,7 @@ describe.skipIf(skip)('the reconciler at its edges (anvil)', () => {
     ])
 
     logger.lines.length = 0
-    await f.passTime(Math.max(expiresAtOf(unused.claim), expiresAtOf(reverted.claim)))
+    await f.passTime(Math.max(...[unused, reverted, abandoned].map((c) => expiresAtOf(c.claim))))
     await f.mine(CONFIRMATIONS)
     // Mutations guarded (domain/transitions.ts): `state !== 'dead'` → `true` or `state !== ""`, and
     // `target === 'successful' && state !== 'redeemed'` → `true && …` or `||`: the operator could never
