@@ -1,6 +1,7 @@
 import type { App } from '@genesis/common'
 import { type Identity, signedInject } from '@genesis/common/testing'
 import { chainTestsSkipReason } from '@genesis/contracts'
+import { Registry } from 'prom-client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../../src/app.js'
 import { createDispenserChain } from '../../src/chain/dispenser.js'
@@ -135,6 +136,23 @@ describe.skipIf(skip)('the reconciler at its edges (anvil)', () => {
     } finally {
       for (const chain of young.values()) chain.destroy()
     }
+  })
+
+  // Mutations guarded: in failureCounter, the `if (!counter) { … }` block emptied, `labelNames` → `[]` and
+  // `registers` → `[]` (the counter, made once per registry, would be missing, refuse its label or not be
+  // exported). A fresh registry here, because the block runs only for the first reconciler of a registry.
+  it("counts a failing node's ticks in a new registry under its chain id", async () => {
+    const closed = new Map([
+      [f.chainId, createDispenserChain(f.chainId, 'http://127.0.0.1:1', { confirmations: 0 })],
+    ])
+    const metrics = new Registry()
+    try {
+      expect(await f.reconciler({ chains: closed, metrics }).tick()).toMatchObject({ errors: 1 })
+    } finally {
+      for (const chain of closed.values()) chain.destroy()
+    }
+    const counted = await metrics.getSingleMetric('claims_reconciler_rpc_failures_total')?.get()
+    expect(counted?.values).toEqual([{ value: 1, labels: { chain_id: f.chainId } }])
   })
 
   // Mutations guarded: `if (!registry) return undefined` → `if (false)` (a reconciler without a registry,
