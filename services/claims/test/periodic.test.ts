@@ -1,10 +1,18 @@
 import { describe, expect, it } from 'vitest'
 import { startPeriodic } from '../src/jobs/periodic.js'
 
+/** Timers that keep the process alive (an unref'd timer is not listed). */
+const refTimers = () => process.getActiveResourcesInfo().filter((resource) => resource === 'Timeout').length
+
 describe('startPeriodic', () => {
+  // Mutation guarded: the warning's fields `{ err, task: name }` → `{}`: the log would say a task failed
+  // but neither which one nor why.
   it('never overlaps runs, survives a failed run, and stop() waits for the run in progress', async () => {
-    const warnings: string[] = []
-    const logger = { info: () => {}, warn: (_obj: object, msg: string) => warnings.push(msg) }
+    const warnings: { obj: object; msg: string }[] = []
+    const logger = {
+      info: () => {},
+      warn: (obj: object, msg: string) => warnings.push({ obj, msg }),
+    }
     let running = 0
     let maxRunning = 0
     let runs = 0
@@ -13,6 +21,7 @@ describe('startPeriodic', () => {
     const reachedThird = new Promise<void>((resolve) => {
       thirdRun = resolve
     })
+    const failure = new Error('first run fails')
     const periodic = startPeriodic(
       'task',
       5,
@@ -25,14 +34,26 @@ describe('startPeriodic', () => {
         await new Promise((resolve) => setTimeout(resolve, 20))
         running--
         finished++
-        if (runs === 1) throw new Error('first run fails')
+        if (runs === 1) throw failure
       },
       logger,
     )
     await reachedThird
     await periodic.stop()
     expect(maxRunning).toBe(1)
-    expect(warnings).toContain('task failed')
+    expect(warnings).toEqual([{ obj: { err: failure, task: 'task' }, msg: 'task failed' }])
     expect(finished).toBe(runs)
+  })
+
+  // Mutation guarded: `timer.unref()` removed → the interval alone keeps the process alive, so a server
+  // that closed everything else on SIGTERM would never exit.
+  it('does not keep the process alive by itself', async () => {
+    const before = refTimers()
+    const periodic = startPeriodic('idle', 60_000, async () => {}, {
+      info: () => {},
+      warn: () => {},
+    })
+    expect(refTimers()).toBe(before)
+    await periodic.stop()
   })
 })

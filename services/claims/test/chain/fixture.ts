@@ -24,6 +24,8 @@ export interface ChainFixture {
   chainId: string
   chains: Map<string, DispenserChain>
   confirmations: number
+  /** The key the service signs vouchers with (the dispenser's voucherSigner): another app may share it. */
+  signerPrivateKey: string
   /** A reconciler over the service's database and the node, as server.ts builds it. */
   reconciler(options?: Partial<ReconcilerOptions>): Reconciler
   fundedUser(): Promise<Identity>
@@ -72,6 +74,7 @@ export async function startChainFixture(options: { confirmations: number }): Pro
     chainId,
     chains,
     confirmations,
+    signerPrivateKey: voucherKey.privateKey,
     metrics,
     reconciler: (overrides = {}) =>
       createReconciler({ sql: svc.db.sql, chains, logger: silent, graceS: 600, metrics, ...overrides }),
