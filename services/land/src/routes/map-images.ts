@@ -16,6 +16,7 @@ import {
 } from '../render/schemas.js'
 
 import { assertParcelLimit, computeViewport } from '../render/viewport.js'
+import { SELF_ENCODED } from './send.js'
 
 /**
  * Clients and proxies may reuse an image for a minute without asking; after that a revalidation with
@@ -66,17 +67,20 @@ export const mapImageRoutes: RoutePlugin<Pick<Context, 'map' | 'images'>> = asyn
   }
 
   // A URL answered before under the same data version is answered again before parsing and validation.
-  app.addHook('onRequest', async (request, reply) => {
+  // Callback style: a hit answers without a promise, a miss goes on at once (the hook not calling `done`
+  // after sending is how Fastify ends a request in a hook).
+  app.addHook('onRequest', (request, reply, done) => {
     const hit = renderer.answered(request.url, grid.snapshot().version)
-    if (hit === undefined) return
+    if (hit === undefined) return done()
     if (notModified(request, reply, hit.etag)) reply.code(304).send()
     else reply.type('image/png').send(hit.png)
-    return reply
   })
 
   app.get(
     '/map.png',
     {
+      // PNG is compressed already: the kit's compression would only look at it and pass.
+      ...SELF_ENCODED,
       schema: {
         tags,
         summary: 'A PNG of the map around a centre, with optional selected parcels',
@@ -97,6 +101,8 @@ export const mapImageRoutes: RoutePlugin<Pick<Context, 'map' | 'images'>> = asyn
   app.get(
     '/parcels/:x/:y/map.png',
     {
+      // PNG is compressed already: the kit's compression would only look at it and pass.
+      ...SELF_ENCODED,
       schema: {
         tags,
         summary: 'A PNG of the map centred on a parcel, the parcel drawn as selected',
@@ -118,6 +124,8 @@ export const mapImageRoutes: RoutePlugin<Pick<Context, 'map' | 'images'>> = asyn
   app.get(
     '/estates/:id/map.png',
     {
+      // PNG is compressed already: the kit's compression would only look at it and pass.
+      ...SELF_ENCODED,
       schema: {
         tags,
         summary: 'A PNG of the map centred on an estate, its parcels drawn as selected',
