@@ -1,4 +1,5 @@
 import type { Queryable } from '@genesis/common'
+import type { ParcelRecord } from './rows.js'
 import { chunks } from './writes.js'
 
 /*
@@ -7,20 +8,8 @@ import { chunks } from './writes.js'
  * held.
  */
 
-/** A parcels row as to_jsonb gives it (timestamps as ISO strings). */
-export interface ParcelRow {
-  x: number
-  y: number
-  owner: string | null
-  district_id: string | null
-  estate_id: string | null
-  data_version: number
-  name: string
-  description: string
-  ipns: string
-  auction_price: number | null
-  auction_owner: string | null
-  last_transferred_at: string | null
+/** A parcels row as to_jsonb gives it (timestamps as ISO strings): the record with its update time. */
+export interface ParcelRow extends ParcelRecord {
   updated_at: string
 }
 
