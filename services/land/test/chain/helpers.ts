@@ -152,7 +152,12 @@ export async function startReplica(
       if (closed) return
       closed = true
       await sql.end({ timeout: 0 })
-      await indexer.stop().catch(() => {})
+      // The loop may already be waiting on the ended pool for a connection (postgres.js never answers a
+      // reserve() after end()), just as a crashed process never comes back: stop it if it can, don't wait.
+      await Promise.race([
+        indexer.stop().catch(() => {}),
+        new Promise((resolve) => setTimeout(resolve, 1000)),
+      ])
       await app.close().catch(() => {})
       await grid.close().catch(() => {})
     },
