@@ -191,6 +191,15 @@ describe('POST /api/claim-transactions', () => {
       expect(body.error).toMatch(message)
     })
 
+    // guards refuseDuplicates' list (`[...duplicates]` → `[]`): the answer names the repeated id
+    it('duplicates differing in case name the id, in its canonical form', async () => {
+      const id = '0b6a1f4e-8a55-4c1e-9f0e-3c2b7d9a1e55'
+      const response = await post(JSON.stringify({ rewards: [id, randomUUID(), id.toUpperCase()] }))
+      expect(response.statusCode).toBe(400)
+      expect(response.json().data).toMatchObject({ rewards: [id] })
+      expect(response.json().error).toContain(id)
+    })
+
     it('101 ids', async () => {
       const response = await post(
         JSON.stringify({ rewards: Array.from({ length: 101 }, () => randomUUID()) }),

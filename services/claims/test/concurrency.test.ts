@@ -177,6 +177,87 @@ describe('Idempotency-Key', () => {
   })
 })
 
+/** Waits until `n` backends of this database wait on a lock (the writes held back by a test transaction). */
+async function lockWaiters(n: number) {
+  for (let waited = 0; waited < 500; waited++) {
+    const [row] = await t.db.sql`
+      select count(*)::int as n from pg_stat_activity
+      where datname = current_database() and wait_event_type = 'Lock'`
+    if (row!.n >= n) return
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+  throw new Error(`${n} writes never waited on the lock: the race was not forced`)
+}
+
+/**
+ * Sends the requests so that every one passes its checks before any of them writes: a transaction holds
+ * the replay table (the write's first step records the request's signature there; the checks only read)
+ * and lets go once every write waits for it.
+ */
+async function racingAtTheWrite(requests: Array<() => Promise<Answer>>): Promise<Answer[]> {
+  let answers: Promise<Answer[]> | undefined
+  await t.db.sql.begin(async (tx) => {
+    await tx`lock table signed_fetch_replays in exclusive mode`
+    answers = Promise.all(requests.map((send) => send()))
+    await lockWaiters(requests.length)
+  })
+  return answers!
+}
+
+describe('a create that loses the race at its write answers like a sequential one', () => {
+  // guards `state === UNIQUE_VIOLATION && idempotency` in create(): → `false` or `!==` lets the key's
+  // unique violation out as a 500
+  it('one Idempotency-Key, two bodies: 201 and 409 idempotency_key_reused, never a 500', async (ctx) => {
+    requireRealPostgres(ctx, t.db)
+    const lily = await createIdentity()
+    const [a, b] = await grantMany(t.app, lily.address, 2)
+    const key = randomUUID()
+    const answers = await racingAtTheWrite([
+      () => post(lily, [a!.id], { 'idempotency-key': key }),
+      () => post(lily, [b!.id], { 'idempotency-key': key }),
+    ])
+    expect(counts(answers)).toEqual({ '201': 1, '409 idempotency_key_reused': 1 })
+    const [claims] = await t.db
+      .sql`select count(*)::int as n from claim_transactions where "user" = ${lily.address}`
+    expect(claims!.n).toBe(1)
+  })
+
+  // guards the same line the other way: → `true` or `||` sends a reward taken under the write (GN001) to
+  // the Idempotency-Key lookup, which finds nothing under the loser's own key and lets the error out as a 500
+  it('one reward, two keys: 201 and 400 reward_already_claimed naming it', async (ctx) => {
+    requireRealPostgres(ctx, t.db)
+    const mia = await createIdentity()
+    const [reward] = await grantMany(t.app, mia.address, 1)
+    const answers = await racingAtTheWrite([
+      () => post(mia, [reward!.id], { 'idempotency-key': randomUUID() }),
+      () => post(mia, [reward!.id], { 'idempotency-key': randomUUID() }),
+    ])
+    expect(counts(answers)).toEqual({ '201': 1, '400 reward_already_claimed': 1 })
+    expect(answers.find((a) => a.status === 400)!.body).toMatchObject({ data: { rewards: [reward!.id] } })
+  })
+
+  // guards `state === HALF_WRITTEN` in create(): → `false` or `!==` lets GN003 out as a 500 instead of
+  // checking again, which finds the reward gone
+  it('a reward deleted under the write: the create checks again and answers reward_not_found', async (ctx) => {
+    requireRealPostgres(ctx, t.db)
+    const nina = await createIdentity()
+    const [kept, doomed] = await grantMany(t.app, nina.address, 2)
+    let answer: Promise<Answer> | undefined
+    await t.db.sql.begin(async (tx) => {
+      // uncommitted: the create's checks still see the reward, its write then waits for this row
+      await tx`delete from rewards where id = ${doomed!.id}`
+      answer = post(nina, [kept!.id, doomed!.id])
+      await lockWaiters(1)
+    })
+    const { status, body } = await answer!
+    expect([status, body.code]).toEqual([400, 'reward_not_found'])
+    expect(body).toMatchObject({ data: { rewards: [doomed!.id] } })
+    const [claims] = await t.db
+      .sql`select count(*)::int as n from claim_transactions where "user" = ${nina.address}`
+    expect(claims!.n).toBe(0)
+  })
+})
+
 describe('integrity', () => {
   it('a refused create leaves nothing behind', async () => {
     const hank = await createIdentity()

@@ -89,6 +89,43 @@ describe('POST /api/rewards (operator)', () => {
     expect(await count()).toBe(before)
   })
 
+  // guards grantRewards' field-by-field comparison: each of `row.user === reward.user`, `row.chain_id ===
+  // reward.chainId`, `row.contract === reward.contract` and `row.campaign === reward.campaign` → `true` (or
+  // an `&&` → `||`) makes one of these retries a silent no-op that answers the old grant as if it were the new
+  it('a retry under a granted id with any one field changed is 409 reward_id_conflict', async () => {
+    const bob = await createIdentity()
+    const reward = grantBody({ campaign: 'launch' })
+    expect((await postGrant([reward])).statusCode).toBe(201)
+    const changes: Record<string, unknown>[] = [
+      { user: bob.address },
+      { chain_id: '1' },
+      { contract: `0x${'9'.repeat(40)}` },
+      { campaign: 'other' },
+      { campaign: undefined },
+      { item_id: '6' },
+    ]
+    for (const change of changes) {
+      const response = await postGrant([{ ...reward, ...change }])
+      expect(response.statusCode, JSON.stringify(change)).toBe(409)
+      expect(response.json()).toMatchObject({ code: 'reward_id_conflict', data: { rewards: [reward.id] } })
+    }
+  })
+
+  // guards the paths and messages refuseInvalid writes (each → "" or {} survives a status-only check)
+  it('names the reward and the field at fault', async () => {
+    const repeated = grantBody()
+    const tooBig = await postGrant([grantBody(), grantBody({ item_id: (1n << 256n).toString() })])
+    expect(tooBig.statusCode).toBe(400)
+    expect(tooBig.json().data.errors).toEqual([
+      { path: 'body.rewards.1.item_id', message: 'exceeds uint256' },
+    ])
+    const twice = await postGrant([repeated, grantBody(), { ...repeated, id: repeated.id.toUpperCase() }])
+    expect(twice.statusCode).toBe(400)
+    expect(twice.json().data.errors).toEqual([
+      { path: 'body.rewards.2.id', message: `repeats ${repeated.id}` },
+    ])
+  })
+
   it('is all or nothing: one bad reward grants none', async () => {
     const before = await count()
     const cases = [

@@ -16,7 +16,7 @@ export interface GrantPolicy {
 export async function grantRewards(
   sql: Sql,
   grants: RewardGrant[],
-  policy: GrantPolicy = { chainAccepted: () => true },
+  policy: GrantPolicy,
 ): Promise<RewardRow[]> {
   const rewards = grants.map(toNewReward)
   refuseInvalid(rewards)
