@@ -49,6 +49,7 @@ try {
       contract,
       item_id: String(1_000 + i),
     })),
+    { chainAccepted: () => true }, // the bench's own chain, watched below
   )
   const context = { sql, signer: createVoucherSigner(voucherKey.privateKey), ttlS: 3600, watches: () => true }
   for (const reward of granted) {
