@@ -386,6 +386,20 @@ describe('reading claims', () => {
       url: `/api/claim-transactions?user=${carol.address}`,
     })
     expect(foreign.statusCode).toBe(403)
+    // guards subjectOf's own-address comparison (→ `true`, or the query's case kept as sent): naming
+    // oneself, in any spelling of the address, is one's own list
+    for (const spelling of [
+      carol.address,
+      carol.wallet.address,
+      carol.address.toUpperCase().replace('0X', '0x'),
+    ]) {
+      const own = await signedInject(t.app, carol, {
+        method: 'GET',
+        url: `/api/claim-transactions?user=${spelling}`,
+      })
+      expect(own.statusCode, spelling).toBe(200)
+      expect(own.json().pagination.total).toBe(5)
+    }
     const operator = await t.app.inject({
       method: 'GET',
       url: `/api/claim-transactions?user=${carol.address}`,
