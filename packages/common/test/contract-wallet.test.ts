@@ -11,7 +11,15 @@ import { Type } from '@sinclair/typebox'
 import { type BaseWallet, type JsonRpcProvider, keccak256, toUtf8Bytes, Wallet } from 'ethers'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { verifyChain } from '../src/auth/verify.js'
-import { type App, createApp, migrate, ok, type SignedRequest, verifySignedFetch } from '../src/index.js'
+import {
+  type App,
+  createApp,
+  migrate,
+  ok,
+  type SignedRequest,
+  signedFetchPayload,
+  verifySignedFetch,
+} from '../src/index.js'
 import { signedHeaders } from '../src/signing.js'
 import { createTestDatabase, respellLink, respellSignature, type TestDatabase } from '../src/testing/index.js'
 import { emptyMigrations } from './fixtures.js'
@@ -207,12 +215,13 @@ describe.skipIf(skip)('a signed request from a contract wallet (EIP-1654 on anvi
   })
 
   it('is refused when the wallet is written without 0x, though the wallet vouches for it', async () => {
-    // Guards verify.ts's owner check (`!/^0x[0-9a-f]{40}$/.test(address)` → `false`, and its reason and
-    // message → ""): eth-connect asks the wallet at a bare 40-digit address and @dcl/crypto accepts the
-    // chain, so without the check the caller would be the text `ab12…`, not an address.
+    // Guards verify.ts's owner check (`!/^0x[0-9a-f]{40}$/.test(address)` → `false`, its reason and message
+    // → ""): eth-connect reads 40 bare digits as the wallet's address and @dcl/crypto accepts the chain, so
+    // without the check the caller would be the text as written. Other spellings (spaces, a 0X, a prefix or
+    // suffix) eth-connect refuses itself, so the regular expression's anchors are not observable here.
     const now = Date.now()
-    const bare = wallet.slice(2)
-    expect(await refusal(walletHeaders(rawDigest(owner), now, '/v1/things', bare), now, anvil.url)).toEqual({
+    const headers = walletHeaders(rawDigest(owner), now, '/v1/things', wallet.slice(2))
+    expect(await refusal(headers, now, anvil.url)).toEqual({
       status: 401,
       code: 'unauthorized',
       reason: 'malformed',
@@ -250,5 +259,35 @@ describe.skipIf(skip)('a signed request from a contract wallet (EIP-1654 on anvi
       now: () => now,
     })
     expect(signer.address).toBe(wallet.toLowerCase())
+  })
+})
+
+describe('a chain of one SIGNER link', () => {
+  it('is refused, though @dcl/crypto accepts it, for naming no address', async () => {
+    // Guards verify.ts's owner check (→ `false`) without a node: @dcl/crypto takes a SIGNER link's payload
+    // as the chain's authority, so a lone link whose payload is the request line "verifies"; only the check
+    // that the owner is an address refuses it.
+    const now = Date.now()
+    const headers = {
+      'x-identity-timestamp': String(now),
+      'x-identity-metadata': '{}',
+      'x-identity-auth-chain-0': JSON.stringify({
+        type: 'SIGNER',
+        payload: signedFetchPayload('POST', '/v1/things', now, '{}'),
+        signature: '',
+      }),
+    }
+    const error = await verifyChain(
+      { method: 'POST', path: '/v1/things', headers },
+      { maxAgeS: MAX_AGE_S, now: () => now },
+    ).then(
+      () => expect.unreachable('the request was accepted'),
+      (e: unknown) => e as { statusCode: number; message: string; data: { reason: string } },
+    )
+    expect([error.statusCode, error.data.reason, error.message]).toEqual([
+      401,
+      'malformed',
+      'The auth chain does not start with a signer address',
+    ])
   })
 })
