@@ -13,6 +13,7 @@ export interface Artifact {
 export type ContractName =
   | 'Collection'
   | 'CollectionFactory'
+  | 'ContractWallet'
   | 'EstateRegistry'
   | 'LANDRegistry'
   | 'MANAToken'

@@ -1,5 +1,5 @@
+import { createRequire } from 'node:module'
 import { type AuthChain, Authenticator } from '@dcl/crypto'
-import ethConnect from 'eth-connect'
 import { verifiedDelegation } from './delegation-cache.js'
 import {
   parseChain,
@@ -10,6 +10,10 @@ import {
 } from './headers.js'
 import { fastKeccak256, recoverPersonalSigner } from './native-crypto.js'
 import { invalidSignature, refuse } from './refusal.js'
+
+// eth-connect is CommonJS marked __esModule: Node's `import x from` gives its module.exports, but vitest
+// (and bundlers) give its `default`, the RequestManager, which has no HTTPProvider. require is the same everywhere.
+const { HTTPProvider } = createRequire(import.meta.url)('eth-connect') as typeof import('eth-connect')
 
 export interface VerifiedSigner {
   /** The owner of the chain, lower-case. */
@@ -108,7 +112,7 @@ async function verifyAnyChain(chain: AuthChain, expected: string, rpcUrl: string
       'Contract-wallet (EIP-1654) signatures cannot be verified: no RPC is configured',
     )
   }
-  const provider = usesContractWallet && rpcUrl ? new ethConnect.HTTPProvider(rpcUrl) : null
+  const provider = usesContractWallet && rpcUrl ? new HTTPProvider(rpcUrl) : null
   const result = await Authenticator.validateSignature(expected, chain, provider, now)
   if (!result.ok) throw invalidSignature(result.message ?? 'the auth chain does not verify')
 }
