@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { createLogger, type Sql } from '@genesis/common'
 import type { TestDatabase } from '@genesis/common/testing'
 import { chainTestsSkipReason, deployLand, type LandDeployment, startAnvil } from '@genesis/contracts'
@@ -21,6 +24,11 @@ interface Written {
   /** Transactions in each block the writer mined. */
   perBlock: number[]
   automineAfter: boolean
+  /** anvil_dumpState's bytes (gzipped JSON), as bench:chain caches them. */
+  state: Buffer
+  /** The head block's hash and the number of logs of the land contracts on that chain. */
+  headHash: string
+  logs: number
   db: TestDatabase
 }
 
@@ -45,6 +53,8 @@ async function writeAndIndex(txsPerBlock: number, set: SeedSet): Promise<Written
       perBlock.push(block.transactions.length)
     }
     const automineAfter = await rpc.call<boolean>('anvil_getAutomine', [])
+    const state = Buffer.from((await rpc.call<string>('anvil_dumpState', [])).slice(2), 'hex')
+    const { headHash, logs } = await chainFacts(rpc, d, head)
     const db = await freshDatabase()
     await new Promise<void>((resolve, reject) => {
       const indexer = new ChainIndexer({
@@ -61,11 +71,23 @@ async function writeAndIndex(txsPerBlock: number, set: SeedSet): Promise<Written
       })
       indexer.start()
     })
-    return { summary, d, head, perBlock, automineAfter, db }
+    return { summary, d, head, perBlock, automineAfter, state, headHash, logs, db }
   } finally {
     provider.destroy()
     await anvil.close()
   }
+}
+
+async function chainFacts(rpc: Rpc, d: LandDeployment, head: number) {
+  const block = await rpc.call<{ hash: string }>('eth_getBlockByNumber', [`0x${head.toString(16)}`, false])
+  const logs = await rpc.call<unknown[]>('eth_getLogs', [
+    {
+      fromBlock: `0x${d.startBlock.toString(16)}`,
+      toBlock: `0x${head.toString(16)}`,
+      address: [d.landRegistry, d.estateRegistry, d.marketplace],
+    },
+  ])
+  return { headHash: block.hash, logs: logs.length }
 }
 
 /** The indexed rows without what depends on the blocks: hashes, block numbers and times, order ids. */
@@ -163,5 +185,23 @@ describe.skipIf(skip)('the demo writer on a local chain', () => {
         .sort(),
     )
     expect(rows.publications.length).toBe(open.length)
+  })
+
+  it('the dumped state starts a node with the same chain: blocks, logs and contracts (the bench cache)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'demo-state-'))
+    const file = join(dir, 'state.json.gz')
+    writeFileSync(file, packed.state)
+    const anvil = await startAnvil({ loadState: file })
+    try {
+      const rpc = new Rpc(anvil.url, 60_000)
+      expect(Number(await rpc.blockNumber())).toBe(packed.head)
+      const facts = await chainFacts(rpc, packed.d, packed.head)
+      expect(facts).toEqual({ headHash: packed.headHash, logs: packed.logs })
+      expect(facts.logs).toBeGreaterThan(packed.summary.parcels)
+      expect(await rpc.call<string>('eth_getCode', [packed.d.landRegistry, 'latest'])).not.toBe('0x')
+    } finally {
+      await anvil.close()
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })
