@@ -1,8 +1,18 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import {
+  closeSync,
+  createReadStream,
+  createWriteStream,
+  mkdtempSync,
+  openSync,
+  readSync,
+  rmSync,
+} from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { pipeline } from 'node:stream/promises'
+import { createGunzip } from 'node:zlib'
 import { HDNodeWallet, JsonRpcProvider, Mnemonic, Network, Wallet } from 'ethers'
 
 /** Anvil's well-known development mnemonic: its accounts hold 10000 ETH each on a fresh node. */
@@ -55,6 +65,13 @@ export interface AnvilOptions {
   /** Default: a free loopback port (anvil binds port 0). */
   port?: number
   chainId?: number
+  /**
+   * A state anvil wrote (`anvil_dumpState`'s bytes, gzipped, or `--dump-state`'s JSON) to start from: its
+   * accounts, blocks, transactions and logs, up to its block number.
+   */
+  loadState?: string
+  /** More command-line arguments for anvil (e.g. `--gas-limit`). */
+  args?: string[]
 }
 
 export interface Anvil {
@@ -82,6 +99,7 @@ export async function startAnvil(options: AnvilOptions = {}): Promise<Anvil> {
   let port = options.port ?? 0
   const chainId = options.chainId ?? LOCAL_CHAIN_ID
   const stateDir = mkdtempSync(join(tmpdir(), 'anvil-'))
+  const stateFile = join(stateDir, 'state.json')
   const binary = anvilBinary()
   let child: ChildProcess | null = null
   const killOnExit = () => child?.kill('SIGKILL')
@@ -89,7 +107,7 @@ export async function startAnvil(options: AnvilOptions = {}): Promise<Anvil> {
 
   const start = async () => {
     const args = ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(chainId)]
-    args.push('--state', join(stateDir, 'state.json'))
+    args.push('--state', stateFile, ...(options.args ?? []))
     const proc = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] })
     child = proc
     let output = ''
@@ -132,6 +150,8 @@ export async function startAnvil(options: AnvilOptions = {}): Promise<Anvil> {
     rmSync(stateDir, { recursive: true, force: true })
   }
   try {
+    // --state loads the file it dumps to: the given state goes there, so that stop() and start() keep it too
+    if (options.loadState) await copyState(options.loadState, stateFile)
     await start()
   } catch (error) {
     await close()
@@ -149,6 +169,20 @@ export async function startAnvil(options: AnvilOptions = {}): Promise<Anvil> {
     start,
     close,
   }
+}
+
+/** Copies an anvil state file, unzipping it when it is gzipped. */
+async function copyState(from: string, to: string): Promise<void> {
+  const head = Buffer.alloc(2)
+  const fd = openSync(from, 'r')
+  try {
+    readSync(fd, head, 0, 2, 0)
+  } finally {
+    closeSync(fd)
+  }
+  const gzipped = head[0] === 0x1f && head[1] === 0x8b
+  if (gzipped) await pipeline(createReadStream(from), createGunzip(), createWriteStream(to))
+  else await pipeline(createReadStream(from), createWriteStream(to))
 }
 
 const withTimeout = <T>(promise: Promise<T>, ms: number, message: string): Promise<T> =>
