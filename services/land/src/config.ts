@@ -36,6 +36,8 @@ export const configSchema = Type.Composite([
     LAND_POLL_MS: Type.Integer({ minimum: 10, maximum: 60_000, default: 500 }),
     /** The widest eth_getLogs block range asked for (halved while a provider refuses). */
     LAND_MAX_BLOCK_RANGE: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 2000 }),
+    /** How long one JSON-RPC call to the chain may take. */
+    LAND_RPC_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: 10_000 }),
     /**
      * The service's public base URL, for absolute links in token metadata (the images). Unset: the
      * request's origin, in development only.

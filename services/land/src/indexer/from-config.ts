@@ -22,6 +22,7 @@ export function indexerFromConfig(
     confirmations: config.LAND_CONFIRMATIONS,
     pollMs: config.LAND_POLL_MS,
     maxBlockRange: config.LAND_MAX_BLOCK_RANGE,
+    rpcTimeoutMs: config.LAND_RPC_TIMEOUT_MS,
     logger,
     ...extra,
   })

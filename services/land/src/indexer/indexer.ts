@@ -14,7 +14,7 @@ import {
 } from '../db/chain-state.js'
 import { applyEvents, type Located, type SkipReason } from './apply.js'
 import { type Contracts, decodeLog, type RpcLog, TOPICS } from './events.js'
-import { isRangeTooLarge, Rpc, type RpcBlock } from './rpc.js'
+import { isRangeTooLarge, isTimeout, Rpc, type RpcBlock } from './rpc.js'
 
 /** The advisory lock one indexer holds across replicas ("land" "ch" as a number). */
 export const INDEXER_LOCK_KEY = 0x6c616e6463680001n
@@ -31,6 +31,8 @@ export interface IndexerOptions {
   pollMs?: number
   /** The widest eth_getLogs range asked for (halved while a provider refuses, grown back after). */
   maxBlockRange?: number
+  /** How long one JSON-RPC call may take; an eth_getLogs past it is asked again over half the range. */
+  rpcTimeoutMs?: number
   logger: Logger
   /** Where to register the indexer's metrics (the app's registry). */
   metrics?: Registry
@@ -83,7 +85,7 @@ export class ChainIndexer {
   readonly skipped = new Map<SkipReason, number>()
 
   constructor(private readonly options: IndexerOptions) {
-    this.rpc = new Rpc(options.rpcUrl)
+    this.rpc = new Rpc(options.rpcUrl, options.rpcTimeoutMs)
     this.pollMs = options.pollMs ?? 500
     this.maxRange = options.maxBlockRange ?? 2000
     this.range = this.maxRange
@@ -328,7 +330,12 @@ export class ChainIndexer {
     return true
   }
 
-  /** eth_getLogs from `from` over as many blocks as the provider accepts, halving the range when it refuses. */
+  /**
+   * eth_getLogs from `from` over as many blocks as the provider accepts, halving the range when it refuses or
+   * does not answer in time (a range with too many logs can take longer than the timeout to answer, and then
+   * asking for it again would never end). A node that is down times out at every range: the range shrinks,
+   * and grows back once calls succeed.
+   */
   private async fetchLogs(from: bigint, head: bigint): Promise<{ logs: RpcLog[]; to: bigint }> {
     const { contracts } = this.options
     for (;;) {
@@ -346,11 +353,11 @@ export class ChainIndexer {
         }
         return { logs, to }
       } catch (err) {
-        if (!isRangeTooLarge(err) || this.range === 1) throw err
+        if (!(isRangeTooLarge(err) || isTimeout(err)) || this.range === 1) throw err
         this.range = Math.max(1, Math.floor(Number(to - from + 1n) / 2))
         this.options.logger.info(
           { range: this.range, err: String(err) },
-          'land indexer: provider refused the range, halving',
+          'land indexer: provider refused the range or timed out, halving',
         )
       }
     }

@@ -31,6 +31,10 @@ export interface RpcBlock {
   timestamp: number
 }
 
+/** True when a call got no answer in time (the node may be down, or the answer too large to make in time). */
+export const isTimeout = (error: unknown): boolean =>
+  (error as { name?: unknown } | null)?.name === 'TimeoutError'
+
 /** The few JSON-RPC calls the indexer makes, over fetch, with a timeout on each. */
 export class Rpc {
   private id = 0

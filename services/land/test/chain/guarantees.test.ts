@@ -230,4 +230,26 @@ describe.skipIf(skip)('the indexer’s guarantees', () => {
     await within(VISIBLE_MS * 4, async () => (await ownerOf(r, 59, 90)) === a, 'index refreshed')
     expect(await indexedRows(r.sql)).toEqual(await freshIndex(w))
   }, 120_000)
+
+  it('narrows the range when a wide eth_getLogs gets no answer in time', async () => {
+    const w = await world()
+    const a = w.alice.address.toLowerCase()
+    for (let i = 0; i < 12; i++) await w.send(w.land, 'assignMultipleParcels', [i], [95], a)
+    // wide ranges answer after 3 s, past the indexer's 500 ms timeout: only narrowing gets through
+    const slow = await startLimitingProxy(w.anvil.url, {
+      maxRange: 1_000_000,
+      maxLogs: 1_000_000,
+      slow: { range: 4, ms: 3000 },
+    })
+    cleanup.push(() => slow.close())
+    const db = await database()
+    const r = await replica(
+      db.url,
+      chainEnv(w.d, slow.url, { LAND_MAX_BLOCK_RANGE: '1000', LAND_RPC_TIMEOUT_MS: '500' }),
+    )
+    await caughtUp(w, r, 30_000)
+    expect(slow.refusals.slow).toBeGreaterThan(0)
+    expect(r.batches.every((b) => b.to - b.from < 4n)).toBe(true)
+    await within(VISIBLE_MS * 4, async () => (await ownerOf(r, 11, 95)) === a, 'index refreshed')
+  }, 120_000)
 })

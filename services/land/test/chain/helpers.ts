@@ -202,13 +202,18 @@ export async function cursorBlock(sql: Sql): Promise<number | null> {
 
 /**
  * A JSON-RPC proxy in front of anvil that refuses eth_getLogs over more than `maxRange` blocks or answering
- * more than `maxLogs` logs, with the errors real providers give; everything else is forwarded.
+ * more than `maxLogs` logs, with the errors real providers give, and answers eth_getLogs over more than
+ * `slow.range` blocks only after `slow.ms`; everything else is forwarded.
  */
 export async function startLimitingProxy(
   target: string,
-  limits: { maxRange: number; maxLogs: number },
-): Promise<{ url: string; refusals: { range: number; size: number }; close(): Promise<void> }> {
-  const refusals = { range: 0, size: 0 }
+  limits: { maxRange: number; maxLogs: number; slow?: { range: number; ms: number } },
+): Promise<{
+  url: string
+  refusals: { range: number; size: number; slow: number }
+  close(): Promise<void>
+}> {
+  const refusals = { range: 0, size: 0, slow: 0 }
   const forward = async (body: string) =>
     (await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).text()
   const server: Server = createServer((req, res) => {
@@ -238,6 +243,10 @@ export async function startLimitingProxy(
                 message: `block range is too wide: up to ${limits.maxRange} blocks allowed`,
               },
             })
+          }
+          if (limits.slow && span > limits.slow.range) {
+            refusals.slow++
+            await new Promise((resolve) => setTimeout(resolve, limits.slow!.ms))
           }
           const answer = JSON.parse(await forward(body)) as { result?: unknown[] }
           if (Array.isArray(answer.result) && answer.result.length > limits.maxLogs) {
