@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { okJson } from '@genesis/common'
 import { assetKey, type PublicationRecord } from '../db/rows.js'
-import { cellIndex, cellOfParcelId, GRID_MAX, GRID_MIN } from '../domain/geometry.js'
+import { CELL_COUNT, cellIndex, cellOfParcelId, GRID_MAX, GRID_MIN, GRID_SIZE } from '../domain/geometry.js'
 import type { MapSnapshot } from '../render/types.js'
 import type { GridData } from './data.js'
 import { ByteLru, CachedBody } from './map-body.js'
@@ -28,8 +28,8 @@ const COMMA = Buffer.from(',')
  */
 class ParcelAnswers {
   constructor(
-    private readonly bytes: Buffer,
-    private readonly offsets: Uint32Array,
+    readonly bytes: Buffer,
+    readonly offsets: Uint32Array,
   ) {}
 
   envelope(i: number): Buffer {
@@ -59,6 +59,11 @@ export class GridView implements MapSnapshot {
   private readonly active = new Map<string, PublicationRecord>()
   /** Made by prewarm; until then (or without it) parcels are serialised on demand. */
   private parcelAnswers: ParcelAnswers | undefined
+  /**
+   * When prewarm carried the answers over from an earlier view: how many it serialised anew (the cells whose
+   * record or publication differs). Undefined when it serialised every parcel, or has not run.
+   */
+  reserialised: number | undefined
   private readonly estateJsonCache = new Map<string, string>()
   private readonly mapCache = new ByteLru<CachedBody>(MAP_CACHE_BYTES)
   private districtsBody: CachedBody | undefined
@@ -156,17 +161,40 @@ export class GridView implements MapSnapshot {
     return body
   }
 
+  /** True once every parcel's answer is serialised (by prewarm). */
+  get prewarmed(): boolean {
+    return this.parcelAnswers !== undefined
+  }
+
+  private parcelAt(i: number) {
+    return this.parcel((i % GRID_SIZE) + GRID_MIN, Math.floor(i / GRID_SIZE) + GRID_MIN)
+  }
+
   /**
    * Serialises every parcel's answer, then the whole-grid /map answer and its gzip and br forms, in
    * slices that yield to the event loop: no request pays for it, none waits long behind it. Stops once
-   * the view is no longer current.
+   * the view is no longer current. With an earlier prewarmed `previous` view of the same layout, its
+   * answers are carried over and only the parcels that differ are serialised (a batch of the chain changes
+   * a handful of the 90,601); the whole-grid /map then waits `wholeMapDelayMs` for the view to stay current
+   * (while blocks keep coming, it is made on demand instead of for every block).
    */
-  async prewarm(stillCurrent: () => boolean): Promise<void> {
+  async prewarm(stillCurrent: () => boolean, previous?: GridView, wholeMapDelayMs = 0): Promise<void> {
+    const carried = previous ? this.carryAnswers(previous) : undefined
+    if (carried) this.parcelAnswers = carried
+    else if (!(await this.serialiseAll(stillCurrent))) return
+    if (wholeMapDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, wholeMapDelayMs).unref())
+    if (!stillCurrent()) return
+    const whole = this.mapBody(WHOLE_GRID)
+    await whole.encoded('gzip')
+    if (stillCurrent()) await whole.encoded('br')
+  }
+
+  private async serialiseAll(stillCurrent: () => boolean): Promise<boolean> {
     const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve))
     const answers = new Array<string>(this.kind.length)
     const offsets = new Uint32Array(this.kind.length + 1)
     for (let y = GRID_MAX; y >= GRID_MIN; y--) {
-      if (!stillCurrent()) return
+      if (!stillCurrent()) return false
       for (let x = GRID_MIN; x <= GRID_MAX; x++)
         answers[cellIndex(x, y)] = okJson(JSON.stringify(this.parcel(x, y)))
       if (y % 8 === 0) await yieldToLoop()
@@ -174,10 +202,58 @@ export class GridView implements MapSnapshot {
     for (let i = 0; i < answers.length; i++)
       offsets[i + 1] = (offsets[i] as number) + Buffer.byteLength(answers[i] as string)
     this.parcelAnswers = new ParcelAnswers(Buffer.from(answers.join('')), offsets)
-    if (!stillCurrent()) return
-    const whole = this.mapBody(WHOLE_GRID)
-    await whole.encoded('gzip')
-    if (stillCurrent()) await whole.encoded('br')
+    return stillCurrent()
+  }
+
+  /**
+   * The earlier view's answers with the parcels that differ serialised anew, or undefined when it has none.
+   * A parcel's answer is its record, its proximity tags and its own active publication (toParcel): unchanged
+   * records, tags and publications are the very same objects (applyDelta keeps them), so identity tells.
+   */
+  private carryAnswers(previous: GridView): ParcelAnswers | undefined {
+    const before = previous.parcelAnswers
+    if (!before || previous.data.tags !== this.data.tags) return undefined
+    const cells = this.data.cells
+    const old = previous.data.cells
+    const changed = new Uint8Array(CELL_COUNT)
+    for (let i = 0; i < CELL_COUNT; i++) if (cells[i] !== old[i]) changed[i] = 1
+    const markPublications = (a: Map<string, PublicationRecord>, b: Map<string, PublicationRecord>) => {
+      for (const [key, publication] of a) {
+        if (publication.type !== 'parcel' || b.get(key) === publication) continue
+        const { x, y } = cellOfParcelId(publication.asset_id)
+        changed[cellIndex(x, y)] = 1
+      }
+    }
+    markPublications(this.active, previous.active)
+    markPublications(previous.active, this.active)
+
+    const fresh = new Map<number, Buffer>()
+    const offsets = new Uint32Array(CELL_COUNT + 1)
+    for (let i = 0; i < CELL_COUNT; i++) {
+      let length: number
+      if (changed[i]) {
+        const answer = Buffer.from(okJson(JSON.stringify(this.parcelAt(i))))
+        fresh.set(i, answer)
+        length = answer.length
+      } else length = (before.offsets[i + 1] as number) - (before.offsets[i] as number)
+      offsets[i + 1] = (offsets[i] as number) + length
+    }
+    const bytes = Buffer.allocUnsafe(offsets[CELL_COUNT] as number)
+    for (let i = 0; i < CELL_COUNT; ) {
+      const answer = fresh.get(i)
+      if (answer) {
+        answer.copy(bytes, offsets[i])
+        i++
+        continue
+      }
+      // a run of unchanged answers in one copy
+      let j = i + 1
+      while (j < CELL_COUNT && !changed[j]) j++
+      before.bytes.copy(bytes, offsets[i], before.offsets[i], before.offsets[j])
+      i = j
+    }
+    this.reserialised = fresh.size
+    return new ParcelAnswers(bytes, offsets)
   }
 
   districts(): CachedBody {
