@@ -10,7 +10,7 @@ import { GridView } from './view.js'
 export { LAND_CHANGED_CHANNEL }
 
 /** While deltas keep coming, the whole-grid /map is prewarmed only once a view has lasted this long. */
-const WHOLE_MAP_QUIET_MS = 1000
+const WHOLE_MAP_QUIET_MS = 3000
 
 export interface GridLogger {
   info(obj: object, msg: string): void
