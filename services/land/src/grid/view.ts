@@ -22,26 +22,37 @@ const ENVELOPE_HEAD = Buffer.byteLength(okJson('')) - ENVELOPE_TAIL
 const COMMA = Buffer.from(',')
 
 /**
- * Every parcel's `{ ok, data }` answer back to back in one Buffer, with its offsets: the whole grid
- * serialised as two objects, off the V8 heap: one cached string per parcel nearly doubled the heap the
- * garbage collector walks (BENCHMARKS.md, session 2).
+ * Every parcel's `{ ok, data }` answer, one Buffer per row of the grid with the row's offsets: the whole
+ * grid serialised as a few hundred objects, off the V8 heap (one cached string per parcel nearly doubled
+ * the heap the garbage collector walks, BENCHMARKS.md, session 2). By rows so that a later view shares the
+ * rows nothing changed in, by reference: copying the grid's 37 MB for every block took 0.3–0.7 s here.
  */
 class ParcelAnswers {
   constructor(
-    readonly bytes: Buffer,
-    readonly offsets: Uint32Array,
+    /** Row r holds the cells of y = r + GRID_MIN, west to east (cellIndex order). */
+    readonly rows: Buffer[],
+    /** Per row, the start of each cell's answer in it, and the row's length last. */
+    readonly offsets: Uint32Array[],
   ) {}
 
   envelope(i: number): Buffer {
-    return this.bytes.subarray(this.offsets[i], this.offsets[i + 1])
+    const row = Math.floor(i / GRID_SIZE)
+    const col = i - row * GRID_SIZE
+    const offsets = this.offsets[row]!
+    return this.rows[row]!.subarray(offsets[col], offsets[col + 1])
   }
 
   json(i: number): Buffer {
-    return this.bytes.subarray(
-      (this.offsets[i] as number) + ENVELOPE_HEAD,
-      (this.offsets[i + 1] as number) - ENVELOPE_TAIL,
-    )
+    const envelope = this.envelope(i)
+    return envelope.subarray(ENVELOPE_HEAD, envelope.length - ENVELOPE_TAIL)
   }
+}
+
+/** One row's answers as a ParcelAnswers row. */
+function answerRow(parts: Buffer[]): { row: Buffer; offsets: Uint32Array } {
+  const offsets = new Uint32Array(parts.length + 1)
+  for (let c = 0; c < parts.length; c++) offsets[c + 1] = (offsets[c] as number) + parts[c]!.length
+  return { row: Buffer.concat(parts, offsets[parts.length]), offsets }
 }
 
 /**
@@ -191,24 +202,27 @@ export class GridView implements MapSnapshot {
 
   private async serialiseAll(stillCurrent: () => boolean): Promise<boolean> {
     const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve))
-    const answers = new Array<string>(this.kind.length)
-    const offsets = new Uint32Array(this.kind.length + 1)
+    const rows = new Array<Buffer>(GRID_SIZE)
+    const offsets = new Array<Uint32Array>(GRID_SIZE)
     for (let y = GRID_MAX; y >= GRID_MIN; y--) {
       if (!stillCurrent()) return false
+      const parts = new Array<Buffer>(GRID_SIZE)
       for (let x = GRID_MIN; x <= GRID_MAX; x++)
-        answers[cellIndex(x, y)] = okJson(JSON.stringify(this.parcel(x, y)))
+        parts[x - GRID_MIN] = Buffer.from(okJson(JSON.stringify(this.parcel(x, y))))
+      const made = answerRow(parts)
+      rows[y - GRID_MIN] = made.row
+      offsets[y - GRID_MIN] = made.offsets
       if (y % 8 === 0) await yieldToLoop()
     }
-    for (let i = 0; i < answers.length; i++)
-      offsets[i + 1] = (offsets[i] as number) + Buffer.byteLength(answers[i] as string)
-    this.parcelAnswers = new ParcelAnswers(Buffer.from(answers.join('')), offsets)
+    this.parcelAnswers = new ParcelAnswers(rows, offsets)
     return stillCurrent()
   }
 
   /**
-   * The earlier view's answers with the parcels that differ serialised anew, or undefined when it has none.
-   * A parcel's answer is its record, its proximity tags and its own active publication (toParcel): unchanged
-   * records, tags and publications are the very same objects (applyDelta keeps them), so identity tells.
+   * The earlier view's answers with the parcels that differ serialised anew (their rows rebuilt, the other
+   * rows shared), or undefined when it has none. A parcel's answer is its record, its proximity tags and
+   * its own active publication (toParcel): unchanged records, tags and publications are the very same
+   * objects (applyDelta keeps them), so identity tells.
    */
   private carryAnswers(previous: GridView): ParcelAnswers | undefined {
     const before = previous.parcelAnswers
@@ -227,33 +241,26 @@ export class GridView implements MapSnapshot {
     markPublications(this.active, previous.active)
     markPublications(previous.active, this.active)
 
-    const fresh = new Map<number, Buffer>()
-    const offsets = new Uint32Array(CELL_COUNT + 1)
-    for (let i = 0; i < CELL_COUNT; i++) {
-      let length: number
-      if (changed[i]) {
-        const answer = Buffer.from(okJson(JSON.stringify(this.parcelAt(i))))
-        fresh.set(i, answer)
-        length = answer.length
-      } else length = (before.offsets[i + 1] as number) - (before.offsets[i] as number)
-      offsets[i + 1] = (offsets[i] as number) + length
-    }
-    const bytes = Buffer.allocUnsafe(offsets[CELL_COUNT] as number)
-    for (let i = 0; i < CELL_COUNT; ) {
-      const answer = fresh.get(i)
-      if (answer) {
-        answer.copy(bytes, offsets[i])
-        i++
-        continue
+    const rows = before.rows.slice()
+    const offsets = before.offsets.slice()
+    let reserialised = 0
+    for (let row = 0; row < GRID_SIZE; row++) {
+      const first = row * GRID_SIZE
+      if (changed.subarray(first, first + GRID_SIZE).indexOf(1) === -1) continue
+      const parts = new Array<Buffer>(GRID_SIZE)
+      for (let col = 0; col < GRID_SIZE; col++) {
+        const i = first + col
+        if (changed[i]) {
+          parts[col] = Buffer.from(okJson(JSON.stringify(this.parcelAt(i))))
+          reserialised++
+        } else parts[col] = before.envelope(i)
       }
-      // a run of unchanged answers in one copy
-      let j = i + 1
-      while (j < CELL_COUNT && !changed[j]) j++
-      before.bytes.copy(bytes, offsets[i], before.offsets[i], before.offsets[j])
-      i = j
+      const made = answerRow(parts)
+      rows[row] = made.row
+      offsets[row] = made.offsets
     }
-    this.reserialised = fresh.size
-    return new ParcelAnswers(bytes, offsets)
+    this.reserialised = reserialised
+    return new ParcelAnswers(rows, offsets)
   }
 
   districts(): CachedBody {
