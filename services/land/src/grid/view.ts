@@ -25,7 +25,7 @@ const COMMA = Buffer.from(',')
  * Every parcel's `{ ok, data }` answer, one Buffer per row of the grid with the row's offsets: the whole
  * grid serialised as a few hundred objects, off the V8 heap (one cached string per parcel nearly doubled
  * the heap the garbage collector walks, BENCHMARKS.md, session 2). By rows so that a later view shares the
- * rows nothing changed in, by reference: copying the grid's 37 MB for every block took 0.3–0.7 s here.
+ * rows nothing changed in, by reference: copying the grid's 37 MB for every block took 0.3–0.9 s here.
  */
 class ParcelAnswers {
   constructor(
