@@ -1,4 +1,6 @@
 import type { Queryable } from '@genesis/common'
+import type { AssetType } from '../domain/constants.js'
+import type { LandChanges } from './land-changes.js'
 
 /** Where the indexer is: the last indexed block. */
 export interface ChainCursor {
@@ -97,14 +99,16 @@ interface UndoRow {
 
 /**
  * Rolls every change made in blocks above `ancestor` back, newest first, from the undo images; forgets those
- * blocks. Returns how many rows it restored.
+ * blocks. Returns how many rows it restored; the rows restored are told to `collected`.
  */
-export async function undoAbove(q: Queryable, ancestor: bigint): Promise<number> {
+export async function undoAbove(q: Queryable, ancestor: bigint, collected?: LandChanges): Promise<number> {
   const a = ancestor.toString()
   const rows = await q<UndoRow[]>`
     select tbl, key, before from land_chain_undo where block_number > ${a} order by id desc`
+  type Asset = Array<{ type: AssetType; asset_id: string }>
   for (const { tbl, key, before } of rows) {
     if (tbl === 'parcels') {
+      collected?.parcel(Number(key.x), Number(key.y))
       // every parcel of the grid always exists: only its columns change
       await q`
         update parcels p set owner = r.owner, estate_id = r.estate_id, data_version = r.data_version,
@@ -113,6 +117,7 @@ export async function undoAbove(q: Queryable, ancestor: bigint): Promise<number>
         from jsonb_populate_record(null::parcels, ${q.json(before as never)}) r
         where p.x = r.x and p.y = r.y`
     } else if (tbl === 'estates') {
+      collected?.estate(String(key.id))
       if (before === null) await q`delete from estates where id = ${String(key.id)}`
       else
         await q`
@@ -121,16 +126,20 @@ export async function undoAbove(q: Queryable, ancestor: bigint): Promise<number>
             description = excluded.description, district_id = excluded.district_id, tx_hash = excluded.tx_hash,
             last_transferred_at = excluded.last_transferred_at, updated_at = excluded.updated_at`
     } else if (tbl === 'publications') {
-      if (before === null) await q`delete from publications where tx_hash = ${String(key.tx_hash)}`
-      else
-        await q`
+      // the asset whose publications change (a deleted row's too)
+      const touched =
+        before === null
+          ? await q<Asset>`delete from publications where tx_hash = ${String(key.tx_hash)} returning type, asset_id`
+          : await q<Asset>`
           insert into publications select * from jsonb_populate_record(null::publications, ${q.json(before as never)})
           on conflict (tx_hash) do update set tx_status = excluded.tx_status, owner = excluded.owner,
             price = excluded.price, status = excluded.status, buyer = excluded.buyer,
             contract_id = excluded.contract_id, block_number = excluded.block_number,
             expires_at = excluded.expires_at, block_time_created_at = excluded.block_time_created_at,
             block_time_updated_at = excluded.block_time_updated_at, type = excluded.type,
-            asset_id = excluded.asset_id, marketplace_id = excluded.marketplace_id, updated_at = excluded.updated_at`
+            asset_id = excluded.asset_id, marketplace_id = excluded.marketplace_id, updated_at = excluded.updated_at
+          returning type, asset_id`
+      for (const asset of touched) collected?.publication(asset.type, asset.asset_id)
     } else {
       if (before === null) await q`delete from land_chain_orders where order_id = ${String(key.order_id)}`
       else

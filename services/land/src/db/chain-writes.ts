@@ -1,4 +1,5 @@
 import type { Queryable } from '@genesis/common'
+import type { LandChanges } from './land-changes.js'
 import type { ParcelRecord } from './rows.js'
 import { chunks } from './writes.js'
 
@@ -109,11 +110,20 @@ export async function loadChainRows(
   }
 }
 
-/** Writes a batch's final rows and its undo images: a few statements, whatever the number of events. */
+/**
+ * Writes a batch's final rows and its undo images: a few statements, whatever the number of events. The
+ * rows written are told to `collected` (what the grid index re-reads).
+ */
 export async function writeChainRows(
   q: Queryable,
   changes: ChainRows & { undo: UndoImage[] },
+  collected?: LandChanges,
 ): Promise<void> {
+  if (collected) {
+    for (const p of changes.parcels) collected.parcel(p.x, p.y)
+    for (const e of changes.estates) collected.estate(e.id)
+    for (const p of changes.publications) collected.publication(p.type, p.asset_id)
+  }
   // estates first: a parcel's estate_id refers to one (checked at commit anyway)
   if (changes.estates.length > 0) {
     await q`

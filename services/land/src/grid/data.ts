@@ -60,6 +60,27 @@ function centerOf(cells: number[]): string {
   return `${(best % GRID_SIZE) + GRID_MIN},${Math.floor(best / GRID_SIZE) + GRID_MIN}`
 }
 
+/**
+ * Each cell's group (the parcels drawn as one): its district's, else its estate's, else 0. The numbers are
+ * deterministic (sorted ids) so that equal data gives an equal snapshot version.
+ */
+export function groupsOf(
+  cells: readonly ParcelRecord[],
+  estateIds: string[],
+  districtIds: string[],
+): Int32Array {
+  const estates = [...estateIds].sort(naturalOrder)
+  const estateGroup = new Map(estates.map((id, i) => [id, i + 1]))
+  const districtGroup = new Map([...districtIds].sort().map((id, i) => [id, estates.length + i + 1]))
+  const group = new Int32Array(CELL_COUNT)
+  for (let i = 0; i < CELL_COUNT; i++) {
+    const parcel = cells[i] as ParcelRecord
+    if (parcel.district_id !== null) group[i] = districtGroup.get(parcel.district_id) ?? 0
+    else if (parcel.estate_id !== null) group[i] = estateGroup.get(parcel.estate_id) ?? 0
+  }
+  return group
+}
+
 export function buildGridData(input: GridInput): GridData {
   const cells: ParcelRecord[] = new Array(CELL_COUNT)
   for (const parcel of input.parcels) cells[cellIndex(parcel.x, parcel.y)] = parcel
@@ -70,14 +91,7 @@ export function buildGridData(input: GridInput): GridData {
     }
   }
 
-  // Group numbers are deterministic (sorted ids) so that equal data gives an equal snapshot version.
-  const estateIds = input.estates.map((e) => e.id).sort(naturalOrder)
-  const districtIds = input.districts.map((d) => d.id).sort()
-  const estateGroup = new Map(estateIds.map((id, i) => [id, i + 1]))
-  const districtGroup = new Map(districtIds.map((id, i) => [id, estateIds.length + i + 1]))
-
   const kind = new Uint8Array(CELL_COUNT)
-  const group = new Int32Array(CELL_COUNT)
   const districtCells = new Map<string, number[]>()
   const roadCells: number[] = []
   const plazaCells: number[] = []
@@ -86,7 +100,6 @@ export function buildGridData(input: GridInput): GridData {
     const k = tileKind(parcel)
     kind[i] = k
     if (parcel.district_id !== null) {
-      group[i] = districtGroup.get(parcel.district_id) ?? 0
       let list = districtCells.get(parcel.district_id)
       if (!list) {
         list = []
@@ -95,10 +108,13 @@ export function buildGridData(input: GridInput): GridData {
       list.push(i)
       if (k === TILE_ROAD) roadCells.push(i)
       else if (k === TILE_PLAZA) plazaCells.push(i)
-    } else if (parcel.estate_id !== null) {
-      group[i] = estateGroup.get(parcel.estate_id) ?? 0
     }
   }
+  const group = groupsOf(
+    cells,
+    input.estates.map((e) => e.id),
+    input.districts.map((d) => d.id),
+  )
 
   const sources: ProximitySource[] = [
     { kind: 'road', cells: roadCells, districtIds: roadCells.map(() => ROAD_DISTRICT_ID) },

@@ -1,11 +1,16 @@
 import type { Sql } from '@genesis/common'
+import { LAND_CHANGED_CHANNEL, type LandDelta, mergeLandDeltas, parseLandDelta } from '../db/land-changes.js'
 import type { Cell } from '../domain/geometry.js'
 import { indexNotReady } from '../errors.js'
 import type { MapSnapshot, MapSource } from '../render/types.js'
+import { applyDelta } from './delta.js'
 import { loadGridData } from './load.js'
 import { GridView } from './view.js'
 
-export const LAND_CHANGED_CHANNEL = 'land_changed'
+export { LAND_CHANGED_CHANNEL }
+
+/** While deltas keep coming, the whole-grid /map is prewarmed only once a view has lasted this long. */
+const WHOLE_MAP_QUIET_MS = 3000
 
 export interface GridLogger {
   info(obj: object, msg: string): void
@@ -32,8 +37,18 @@ const silent: GridLogger = { info: () => {}, error: () => {} }
  */
 export class GridIndex implements MapSource {
   private view: GridView | undefined
-  private building: Promise<void> | undefined
-  private queued: Promise<void> | undefined
+  /** The newest view whose parcel answers are serialised: the next prewarm carries them over. */
+  private answered: GridView | undefined
+  /** The one loop that builds and patches, one at a time, in the order asked (see drain). */
+  private draining: Promise<void> | undefined
+  /** Callers of refresh() waiting for a full build that starts after their call. */
+  private fullWaiters: Array<{ resolve: () => void; reject: (err: unknown) => void }> = []
+  /** A full build is wanted (a refresh() call, or a notification that names no rows). */
+  private fullWanted = false
+  /** Rows named by notifications and not yet re-read. */
+  private pendingDelta: LandDelta | undefined
+  /** A notification asked for a full build; the debounce timer turns it into one. */
+  private noticedFull = false
   private timer: NodeJS.Timeout | undefined
   private pendingSince = 0
   private unlisten: (() => Promise<void>) | undefined
@@ -43,6 +58,8 @@ export class GridIndex implements MapSource {
   private readonly logger: GridLogger
   /** How many builds have been swapped in; tests wait on it. */
   generation = 0
+  /** How many of those were full builds, and how many patched the previous data with a delta. */
+  readonly refreshes = { full: 0, delta: 0 }
 
   constructor(
     private readonly sql: Sql,
@@ -64,15 +81,22 @@ export class GridIndex implements MapSource {
     if (now < view.validUntil) return view
     // An active publication expired: same data, new view.
     const next = new GridView(view.data, now)
-    this.adopt(next)
+    this.adopt(next, true)
     return next
   }
 
-  private adopt(view: GridView): void {
+  /**
+   * Swaps the view in. `carry`: its data keeps the previous data's unchanged records (a delta, an expiry),
+   * so its prewarm re-serialises only the parcels that differ from the newest prewarmed view.
+   */
+  private adopt(view: GridView, carry: boolean): void {
+    const old = this.view
+    if (old?.prewarmed) this.answered = old
+    if (!carry) this.answered = undefined
     this.view = view
     if (this.prewarm) {
       view
-        .prewarm(() => this.view === view && !this.closed)
+        .prewarm(() => this.view === view && !this.closed, this.answered, carry ? WHOLE_MAP_QUIET_MS : 0)
         .catch((err) => {
           this.logger.error({ err }, 'pre-serialising the land index failed (answers are made on demand)')
         })
@@ -93,19 +117,11 @@ export class GridIndex implements MapSource {
    * waits for one more build that starts after it (that build sees every change committed before the call).
    */
   refresh(): Promise<void> {
-    if (!this.building) {
-      this.building = this.build().finally(() => {
-        this.building = undefined
-      })
-      return this.building
-    }
-    this.queued ??= this.building
-      .catch(() => {})
-      .then(() => {
-        this.queued = undefined
-        return this.refresh()
-      })
-    return this.queued
+    return new Promise<void>((resolve, reject) => {
+      this.fullWaiters.push({ resolve, reject })
+      this.fullWanted = true
+      this.kick()
+    })
   }
 
   /** The first build, retried until it succeeds (the database may still be starting). */
@@ -122,12 +138,16 @@ export class GridIndex implements MapSource {
     }
   }
 
-  /** Rebuilds when another process (or replica) changes the land tables. Real PostgreSQL only. */
+  /**
+   * Follows what another process (or replica) changes in the land tables. Real PostgreSQL only. A
+   * notification naming rows (the indexer's) patches the index with those rows; any other (a table name)
+   * rebuilds it.
+   */
   async listen(): Promise<void> {
     let connected = false
     const { unlisten } = await this.sql.listen(
       LAND_CHANGED_CHANNEL,
-      () => this.scheduleRefresh(),
+      (payload) => this.noticed(payload),
       () => {
         // On a reconnect notifications may have been missed while the connection was down.
         if (connected) this.scheduleRefresh()
@@ -137,8 +157,30 @@ export class GridIndex implements MapSource {
     this.unlisten = unlisten
   }
 
-  /** Debounced refresh: waits for a quiet period, but never longer than 10 periods after the first change. */
+  /** Resolves once no change is waiting to be read and no build or patch is running. */
+  async idle(): Promise<void> {
+    while (this.timer || this.draining || this.fullWanted || this.pendingDelta) {
+      await (this.draining?.catch(() => {}) ?? new Promise((resolve) => setTimeout(resolve, 10)))
+    }
+  }
+
+  /** Debounced full rebuild: waits for a quiet period, but never longer than 10 periods after the first change. */
   scheduleRefresh(): void {
+    this.noticedFull = true
+    this.debounce()
+  }
+
+  private noticed(payload: string): void {
+    const delta = parseLandDelta(payload)
+    if (!delta) {
+      this.scheduleRefresh()
+      return
+    }
+    this.pendingDelta = this.pendingDelta ? mergeLandDeltas(this.pendingDelta, delta) : delta
+    this.debounce()
+  }
+
+  private debounce(): void {
     if (this.closed) return
     const now = Date.now()
     if (this.timer) clearTimeout(this.timer)
@@ -147,9 +189,14 @@ export class GridIndex implements MapSource {
     this.timer = setTimeout(
       () => {
         this.timer = undefined
+        if (!this.noticedFull) {
+          this.kick()
+          return
+        }
+        this.noticedFull = false
         this.refresh().catch((err) => {
           this.logger.error({ err }, 'refreshing the land index failed, retrying')
-          setTimeout(() => this.scheduleRefresh(), 1000).unref()
+          this.retryLater()
         })
       },
       Math.max(0, deadline - now),
@@ -157,13 +204,67 @@ export class GridIndex implements MapSource {
     this.timer.unref()
   }
 
+  private retryLater(): void {
+    setTimeout(() => this.scheduleRefresh(), 1000).unref()
+  }
+
+  private kick(): void {
+    if (this.draining) return
+    // after the current task: the calls made in it share one build
+    this.draining = Promise.resolve()
+      .then(() => this.drain())
+      .finally(() => {
+        this.draining = undefined
+        if (!this.closed && (this.fullWanted || this.pendingDelta)) this.kick()
+      })
+  }
+
+  /**
+   * Builds and patches one at a time, in the order the changes were committed: a full build clears the
+   * deltas noticed before it starts (its snapshot holds them), and a delta noticed while a build runs is
+   * applied after it (the build's snapshot may predate the delta's commit).
+   */
+  private async drain(): Promise<void> {
+    for (;;) {
+      if (this.closed) {
+        for (const waiter of this.fullWaiters.splice(0)) waiter.resolve()
+        return
+      }
+      if (this.fullWanted || (this.pendingDelta && !this.view)) {
+        const waiters = this.fullWaiters.splice(0)
+        const dropped = this.pendingDelta !== undefined
+        this.fullWanted = false
+        this.pendingDelta = undefined
+        try {
+          await this.build()
+          for (const waiter of waiters) waiter.resolve()
+        } catch (err) {
+          for (const waiter of waiters) waiter.reject(err)
+          // nobody asked who would retry: the changes it was to show must not be lost
+          if (waiters.length === 0 || dropped) {
+            this.logger.error({ err }, 'rebuilding the land index failed, retrying')
+            this.retryLater()
+          }
+        }
+      } else if (this.pendingDelta) {
+        const delta = this.pendingDelta
+        this.pendingDelta = undefined
+        try {
+          if (!(await this.patch(delta))) this.fullWanted = true
+        } catch (err) {
+          this.logger.error({ err }, 'patching the land index failed, rebuilding it')
+          this.fullWanted = true
+        }
+      } else return
+    }
+  }
+
   async close(): Promise<void> {
     this.closed = true
     if (this.timer) clearTimeout(this.timer)
     this.timer = undefined
     await this.unlisten?.().catch(() => {})
-    await this.building?.catch(() => {})
-    await this.queued?.catch(() => {})
+    await this.draining?.catch(() => {})
   }
 
   private async build(): Promise<void> {
@@ -172,8 +273,9 @@ export class GridIndex implements MapSource {
     if (this.closed) return
     // One assignment swaps everything: a request holds the view it started with.
     const view = new GridView(data, Date.now())
-    this.adopt(view)
+    this.adopt(view, false)
     this.generation++
+    this.refreshes.full++
     this.logger.info(
       {
         ms: Date.now() - started,
@@ -183,5 +285,31 @@ export class GridIndex implements MapSource {
       },
       'land index built',
     )
+  }
+
+  /** Re-reads the rows a delta names into a new view; false when only a full build can show it. */
+  private async patch(delta: LandDelta): Promise<boolean> {
+    const base = this.view
+    if (!base) return false
+    const started = Date.now()
+    const result = await applyDelta(this.sql, base.data, delta, started)
+    if (!result) return false
+    if (this.closed) return true
+    const view = new GridView(result.data, Date.now())
+    this.adopt(view, true)
+    this.generation++
+    this.refreshes.delta++
+    this.logger.info(
+      {
+        ms: Date.now() - started,
+        parcels: result.parcels,
+        estates: result.estates,
+        assets: result.assets,
+        version: view.version,
+        generation: this.generation,
+      },
+      'land index patched',
+    )
+    return true
   }
 }

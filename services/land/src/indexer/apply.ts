@@ -9,6 +9,7 @@ import {
   type UndoImage,
   writeChainRows,
 } from '../db/chain-writes.js'
+import type { LandChanges } from '../db/land-changes.js'
 import { GRID_MAX, GRID_MIN } from '../domain/geometry.js'
 import { type ChainEvent, type Contracts, decodeTokenId, parseAssetData } from './events.js'
 
@@ -424,13 +425,14 @@ class Fold {
  * Applies a batch's events, in block and log order, to the land tables in the caller's transaction: the rows
  * they touch are read with a few queries, the events folded into them in memory, and the final rows (with
  * the undo images of blocks above `floor`) written with a few set-based statements. Returns why each skipped
- * event was skipped.
+ * event was skipped. The rows written are told to `changes`.
  */
 export async function applyEvents(
   q: Queryable,
   events: readonly Located[],
   contracts: Contracts,
   floor: bigint,
+  changes?: LandChanges,
 ): Promise<SkipReason[]> {
   if (events.length === 0) return []
   const keys = keysOf(events, contracts)
@@ -442,6 +444,6 @@ export async function applyEvents(
     const reason = fold.apply(located, contracts)
     if (reason) skipped.push(reason)
   }
-  await writeChainRows(q, fold.result())
+  await writeChainRows(q, fold.result(), changes)
   return skipped
 }

@@ -12,6 +12,7 @@ import {
   undoAbove,
   writeCursor,
 } from '../db/chain-state.js'
+import { LandChanges } from '../db/land-changes.js'
 import { applyEvents, type Located, type SkipReason } from './apply.js'
 import { type Contracts, decodeLog, type RpcLog, TOPICS } from './events.js'
 import { isRangeTooLarge, isTimeout, Rpc, type RpcBlock } from './rpc.js'
@@ -221,14 +222,28 @@ export class ChainIndexer {
     conn.release()
   }
 
-  /** A transaction on the writer's own connection (the one holding the lock). */
-  private async transaction<T>(work: (q: Queryable) => Promise<T>): Promise<T> {
+  /**
+   * A transaction on the writer's own connection (the one holding the lock). What it writes to the land
+   * tables is named in one `land_changed` notification, sent at its commit, so that every replica's grid
+   * re-reads only those rows.
+   */
+  private async transaction<T>(work: (q: Queryable, changes: LandChanges) => Promise<T>): Promise<T> {
+    const changes = new LandChanges()
     const conn = this.conn
-    if (conn === null) return (await this.options.sql.begin((tx) => work(tx))) as T
+    if (conn === null) {
+      return (await this.options.sql.begin(async (tx) => {
+        await changes.begin(tx)
+        const result = await work(tx, changes)
+        await changes.notify(tx)
+        return result
+      })) as T
+    }
     if (conn === undefined) throw new Error('not the writer')
     await conn`begin`
     try {
-      const result = await work(conn)
+      await changes.begin(conn)
+      const result = await work(conn, changes)
+      await changes.notify(conn)
       await conn`commit`
       return result
     } catch (err) {
@@ -294,8 +309,8 @@ export class ChainIndexer {
         address: log.address.toLowerCase(),
       })
     }
-    const next = await this.transaction(async (q) => {
-      for (const reason of await applyEvents(q, events, contracts, floor)) skip(reason)
+    const next = await this.transaction(async (q, changes) => {
+      for (const reason of await applyEvents(q, events, contracts, floor, changes)) skip(reason)
       const indexed: IndexedBlock[] = [...blocks.values()].map((b) => ({
         number: b.number,
         hash: b.hash,
@@ -397,8 +412,8 @@ export class ChainIndexer {
       )
     }
     const found = ancestor
-    const restored = await this.transaction(async (q) => {
-      const rows = await undoAbove(q, found.number)
+    const restored = await this.transaction(async (q, changes) => {
+      const rows = await undoAbove(q, found.number, changes)
       await writeCursor(q, found, false)
       return rows
     })
