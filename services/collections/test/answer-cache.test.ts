@@ -152,9 +152,18 @@ describe('AnswerCache', () => {
     expect(cache.get(3, 'k')).toBe(body)
     expect(cache.get(4, 'k')).toBeUndefined()
     expect(cache.get(2, 'k')).toBeUndefined()
-    // built by a request that read an older version, after a newer one was seen: not kept
+    // another answer under the same version joins it (guards `version > this.#version` → `true` or `>=`,
+    // which would drop the first, and `version < …` → `<=`, which would refuse the second)
+    const other = Buffer.from('{"ok":true,"data":[]}')
+    cache.set(3, 'k2', other)
+    expect(cache.get(3, 'k')).toBe(body)
+    expect(cache.get(3, 'k2')).toBe(other)
+    // built by a request that read an older version, after a newer one was seen: not kept, and above all not
+    // kept under the newer version (guards `if (version < this.#version) return` → `false`)
     cache.set(2, 'old', Buffer.from('[]'))
+    cache.set(2, 'k', Buffer.from('[]'))
     expect(cache.get(2, 'old')).toBeUndefined()
+    expect(cache.get(3, 'old')).toBeUndefined()
     expect(cache.get(3, 'k')).toBe(body)
     // a newer version drops everything kept under the older one
     cache.set(4, 'new', Buffer.from('{}'))
