@@ -19,7 +19,7 @@ export async function publicationsOfParcel(
   return sql<PublicationRecord[]>`
     select ${publicationColumns(sql)} from publications
     where type = 'parcel' and asset_id = ${assetId} ${filter}
-    order by block_time_created_at desc, tx_hash desc`
+    order by block_time_created_at desc, block_number desc, tx_hash desc`
 }
 
 export async function publicationByTxHash(sql: Sql, txHash: string): Promise<PublicationRecord | undefined> {
