@@ -1,14 +1,11 @@
 /// <reference lib="dom" />
 // The callbacks given to page.evaluate and waitForFunction run in the page, on its DOM.
-import { existsSync } from 'node:fs'
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { type BrowserContext, chromium, type Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildAtlasPage } from '../scripts/atlas/build.js'
 import { ATLAS_COLORS } from '../scripts/atlas/colors.js'
 import type { Tile } from '../src/atlas/tiles.js'
+import { type Browser, checkChromium, hasChromium, openBrowser } from './browser.js'
 import { type Land, startLand } from './helpers.js'
 
 /**
@@ -17,30 +14,19 @@ import { type Land, startLand } from './helpers.js'
  * unowned and an on-sale parcel are the colours decentraland-ui's Atlas gives those types.
  */
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-const hasChromium = existsSync(CHROMIUM)
-const underCi = process.env.CI === 'true'
 const VIEWPORT = { width: 1000, height: 700 }
 const SIZE = 10
 
-if (!hasChromium && !underCi) {
-  console.warn(
-    `Atlas browser test skipped: no Chromium at ${CHROMIUM} (apt-get install -y chromium, or set CHROMIUM_PATH)`,
-  )
-}
-if (!hasChromium && underCi) {
-  throw new Error(`no Chromium at ${CHROMIUM} under CI; .ci/run installs it with apt-get install -y chromium`)
-}
+checkChromium('Atlas browser test')
 
 const rgbOf = (hex: string) => [1, 3, 5].map((i) => Number.parseInt(hex.slice(i, i + 2), 16))
 
 describe.skipIf(!hasChromium)("the Atlas view in Chromium, from land's /v2/tiles", () => {
   let land: Land
   let base = ''
-  let userDataDir = ''
-  let context: BrowserContext
+  let browser: Browser
   let page: Page
-  const problems: string[] = []
+  let problems: string[] = []
   const requested: string[] = []
   // One parcel of each kind, all on the first screen around `center`.
   const samples: Record<string, { x: number; y: number }> = {}
@@ -85,31 +71,13 @@ describe.skipIf(!hasChromium)("the Atlas view in Chromium, from land's /v2/tiles
       samples[kind] = { x: tile.x, y: tile.y }
     }
 
-    userDataDir = await mkdtemp(join(tmpdir(), 'genesis-atlas-chromium-'))
-    context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      viewport: VIEWPORT,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    })
-    page = context.pages()[0] ?? (await context.newPage())
-    page.setDefaultTimeout(60_000)
-    page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`))
-    page.on('console', (message) => {
-      if (message.type() === 'error') problems.push(`console: ${message.text()}`)
-    })
+    browser = await openBrowser({ viewport: VIEWPORT, timeoutMs: 60_000 })
+    ;({ page, problems } = browser)
     page.on('request', (request) => requested.push(new URL(request.url()).pathname))
   }, 180_000)
 
   afterAll(async () => {
-    await context?.close()
-    if (userDataDir) await rm(userDataDir, { recursive: true, force: true })
+    await browser?.close()
     await land?.close()
   })
 

@@ -1,15 +1,14 @@
 /// <reference lib="dom" />
 /// <reference lib="dom.iterable" />
 // The callbacks given to page.$eval and waitForFunction run in the page, on its DOM.
-import { existsSync } from 'node:fs'
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { createCanvas, loadImage } from '@napi-rs/canvas'
-import { type BrowserContext, chromium, type Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { packageRoot } from '../src/paths.js'
 import { COLORS, tileGap } from '../src/render/draw.js'
+import { type Browser, checkChromium, hasChromium, openBrowser } from './browser.js'
 import { type Land, startLand } from './helpers.js'
 
 /**
@@ -18,22 +17,10 @@ import { type Land, startLand } from './helpers.js'
  * against the JSON API and against the pixels on screen.
  */
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-const hasChromium = existsSync(CHROMIUM)
-const underCi = process.env.CI === 'true'
 const ARTIFACTS = join(packageRoot, 'test', '.artifacts')
 const VIEWPORT = { width: 1280, height: 800 }
 
-if (!hasChromium && !underCi) {
-  console.warn(
-    `explorer browser test skipped: no Chromium at ${CHROMIUM} (apt-get install -y chromium, or set CHROMIUM_PATH)`,
-  )
-}
-
-// CI installs Chromium (.ci/run): there, a missing browser fails this file instead of skipping it.
-if (!hasChromium && underCi) {
-  throw new Error(`no Chromium at ${CHROMIUM} under CI; .ci/run installs it with apt-get install -y chromium`)
-}
+checkChromium('explorer browser test')
 
 interface Parcel {
   x: number
@@ -67,11 +54,10 @@ const mana = (price: number | string) =>
 describe.skipIf(!hasChromium)('the land explorer in Chromium', () => {
   let land: Land
   let base = ''
-  let userDataDir = ''
-  let context: BrowserContext
+  let browser: Browser
   let page: Page
   let districts: Map<string, District>
-  const problems: string[] = []
+  let problems: string[] = []
 
   async function api<T>(path: string): Promise<T> {
     const response = await fetch(`${base}${path}`)
@@ -212,31 +198,12 @@ describe.skipIf(!hasChromium)('the land explorer in Chromium', () => {
     inView = map.assets.parcels
     estates = map.assets.estates
 
-    userDataDir = await mkdtemp(join(tmpdir(), 'genesis-explorer-chromium-'))
-    context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      viewport: VIEWPORT,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    })
-    page = context.pages()[0] ?? (await context.newPage())
-    page.setDefaultTimeout(15_000)
-    // Script errors and CSP refusals surface here; the page must run without any.
-    page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`))
-    page.on('console', (message) => {
-      if (message.type() === 'error') problems.push(`console: ${message.text()}`)
-    })
+    browser = await openBrowser({ viewport: VIEWPORT, timeoutMs: 15_000 })
+    ;({ page, problems } = browser)
   })
 
   afterAll(async () => {
-    await context?.close()
-    if (userDataDir) await rm(userDataDir, { recursive: true, force: true })
+    await browser?.close()
     await land?.close()
   })
 
