@@ -1,0 +1,92 @@
+/**
+ * `pnpm --filter @genesis/common bench:kit`: what each of the kit's per-request features costs. Six
+ * servers, each in its own process on the last core (the client, autocannon in a worker thread, on core 0):
+ * a bare Fastify, then request ids, the request logger, the metrics, the CORS headers added one at a time,
+ * then createApp itself. All answer the same 428 bytes of JSON from memory. Rounds rotate the order; a
+ * figure is the median over the rounds, a ratio the median of the per-round ratios to bare.
+ * Knobs: BENCH_ROUNDS (7), BENCH_DURATION_S (2), DATABASE_URL (createApp's health check needs one).
+ */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { cpus, loadavg } from 'node:os'
+import { fileURLToPath } from 'node:url'
+import autocannon from 'autocannon'
+import { RUNGS } from './rungs.js'
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7)
+const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 2)
+const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
+const packageRoot = fileURLToPath(new URL('..', import.meta.url))
+const serverCore = cpus().length - 1
+const pinning = cpus().length >= 2 && spawnSync('taskset', ['-V']).status === 0
+if (pinning) spawnSync('taskset', ['-a', '-p', '-c', '0', String(process.pid)], { stdio: 'ignore' })
+
+const median = (values: number[]) =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number
+
+/** CPU seconds (user + system) a process has used so far, from /proc. */
+const cpuSeconds = (pid: number) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
+  return (Number(fields[11]) + Number(fields[12])) / 100
+}
+
+function startRung(rung: string): Promise<{ url: string; child: ChildProcess }> {
+  const args = ['--single-threaded-gc', '--import', 'tsx', 'bench/kit-rung.ts', rung, DATABASE_URL]
+  const [command, commandArgs] = pinning
+    ? ['taskset', ['-c', String(serverCore), process.execPath, ...args]]
+    : [process.execPath, args]
+  const child = spawn(command as string, commandArgs as string[], {
+    cwd: packageRoot,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+  return new Promise((resolve, reject) => {
+    child.stdout?.on('data', (chunk: Buffer) => {
+      const url = /listening (\S+)/.exec(chunk.toString())?.[1]
+      if (url) resolve({ url, child })
+    })
+    child.once('exit', (code) => reject(new Error(`rung ${rung} exited with ${code}`)))
+  })
+}
+
+async function load(url: string, pid: number, duration: number) {
+  const before = cpuSeconds(pid)
+  const result = await autocannon({ url: `${url}/answer`, duration, connections: 10, workers: 1 })
+  const total = result.requests.total || 1
+  if (result.errors + result.non2xx > 0)
+    throw new Error(`${url}: ${result.errors + result.non2xx} failed requests`)
+  return { rps: result.requests.average, cpuUs: ((cpuSeconds(pid) - before) * 1e6) / total }
+}
+
+const servers = await Promise.all(RUNGS.map(startRung))
+try {
+  const load0 = loadavg()[0]!.toFixed(1)
+  for (const { url, child } of servers) await load(url, child.pid!, 1) // warm-up
+  const runs = RUNGS.map(() => [] as { rps: number; cpuUs: number }[])
+  for (let round = 0; round < ROUNDS; round++) {
+    for (let i = 0; i < RUNGS.length; i++) {
+      const at = (i + round) % RUNGS.length
+      const server = servers[at]!
+      runs[at]!.push(await load(server.url, server.child.pid!, DURATION_S))
+    }
+  }
+  console.log(
+    `kit ladder: ${ROUNDS} rounds × ${DURATION_S} s, 10 connections, load average ${load0} → ${loadavg()[0]!.toFixed(1)}`,
+  )
+  console.log(
+    '| rung (each adds to the one above) | req/s | ratio to bare [range] | CPU per request | added |',
+  )
+  console.log('|---|---:|---:|---:|---:|')
+  let previous = 0
+  RUNGS.forEach((rung, i) => {
+    const ratios = runs[i]!.map((run, round) => run.rps / runs[0]![round]!.rps)
+    const cpu = median(runs[i]!.map((run) => run.cpuUs))
+    const range = `[${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}]`
+    const added = i === 0 ? '' : `${cpu - previous >= 0 ? '+' : ''}${(cpu - previous).toFixed(1)} µs`
+    console.log(
+      `| ${rung} | ${median(runs[i]!.map((r) => r.rps)).toFixed(0)} | ${median(ratios).toFixed(2)} ${range} | ${cpu.toFixed(1)} µs | ${added} |`,
+    )
+    previous = cpu
+  })
+} finally {
+  for (const { child } of servers) child.kill()
+}

@@ -1,0 +1,66 @@
+/**
+ * One rung of bench/kit-ladder.ts: a Fastify app with the kit's per-request features added one at a time,
+ * each answering GET /answer with the same 428 bytes of JSON from memory.
+ * Usage: node --import tsx bench/kit-rung.ts <rung> <database url>; prints `listening <url>`.
+ */
+import { randomUUID } from 'node:crypto'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
+import { createSql } from '../src/db/database.js'
+import { installCors } from '../src/kit/cors.js'
+import { createApp } from '../src/kit/create-app.js'
+import { lazyChildLoggerFactory } from '../src/kit/lazy-logger.js'
+import { createLogger } from '../src/kit/logger.js'
+import { installMetrics } from '../src/kit/metrics.js'
+import { QuietProbesLogController } from '../src/kit/request-log.js'
+import { RUNGS, type Rung } from './rungs.js'
+
+const ANSWER = Buffer.from(
+  JSON.stringify({
+    ok: true,
+    data: { id: '0,0', x: 0, y: 0, owner: `0x${'7c'.repeat(20)}`, pad: 'x'.repeat(318) },
+  }),
+)
+
+const [rungName, databaseUrl] = process.argv.slice(2)
+const rung = RUNGS.indexOf(rungName as Rung)
+if (rung === -1 || !databaseUrl) throw new Error(`usage: kit-rung.ts <${RUNGS.join('|')}> <database url>`)
+// The kit's logger at the bench's level: request lines are info, so none is written, as in the services' benches.
+const logger = (): FastifyBaseLogger => createLogger('kit-ladder', { LOG_LEVEL: 'warn' })
+
+let app: FastifyInstance
+if (rung === RUNGS.indexOf('createApp')) {
+  app = await createApp({
+    name: 'kit-ladder',
+    version: '0.0.0',
+    sql: createSql(databaseUrl, { max: 1 }),
+    logger: logger(),
+  })
+} else {
+  const at = (name: Rung) => rung >= RUNGS.indexOf(name)
+  app = Fastify({
+    ...(at('request logger')
+      ? {
+          loggerInstance: logger(),
+          childLoggerFactory: lazyChildLoggerFactory,
+          logController: new QuietProbesLogController(),
+        }
+      : { logger: false }),
+    ...(at('request ids') ? { requestIdHeader: 'x-request-id', genReqId: () => randomUUID() } : {}),
+  })
+  if (at('metrics')) installMetrics(app, 'kit-ladder')
+  const cors = at('cors headers')
+    ? installCors(app, { origins: '*', allowedHeaders: ['content-type'] })
+    : undefined
+  if (at('request ids')) {
+    app.addHook('onSend', (request, reply, payload, done) => {
+      reply.header('x-request-id', request.id)
+      cors?.(request, reply)
+      done(null, payload)
+    })
+  }
+}
+// As the services' hot reads: no body to decompress, nothing to compress.
+app.get('/answer', { compress: false, decompress: false } as object, (_request, reply) => {
+  reply.type('application/json; charset=utf-8').send(ANSWER)
+})
+console.log(`listening ${await app.listen({ host: '127.0.0.1', port: 0 })}`)
