@@ -1,3 +1,5 @@
+import type { App } from '../kit/create-app.js'
+
 /** secp256k1's group order: s and n - s are the same signature (with the other recovery id). */
 const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n
 
@@ -74,4 +76,38 @@ export function respellLink(
 export function respellSignature(headers: Record<string, string>, variant: string): Record<string, string> {
   const links = Object.keys(headers).filter((name) => name.startsWith('x-identity-auth-chain-')).length
   return respellLink(headers, links - 1, variant)
+}
+
+/** What a replay must answer in each spelling: the accepted ones are the replay they are, the others no signature. */
+export const REPLAY_REFUSALS: Record<string, [number, string]> = Object.fromEntries([
+  ...ACCEPTED_SPELLINGS.map((spelling) => [spelling, [401, 'replayed']]),
+  ...REFUSED_SPELLINGS.map((spelling) => [spelling, [401, 'invalid_signature']]),
+])
+
+/**
+ * Sends a signed request that was answered once again in every spelling of its signature, each with a body
+ * of its own (the body is not signed, so a replay could carry any), alternating between two replicas on one
+ * database. Returns what each spelling answered, `[status, data.reason]`, to compare with REPLAY_REFUSALS.
+ */
+export async function replayRespelled(
+  replicas: [App, App],
+  request: {
+    method: string
+    url: string
+    headers: Record<string, string>
+    payload: () => object | undefined
+  },
+): Promise<Record<string, [number, string | undefined]>> {
+  const answers: Record<string, [number, string | undefined]> = {}
+  for (const [i, spelling] of Object.keys(REPLAY_REFUSALS).entries()) {
+    const payload = request.payload()
+    const answer = await replicas[i % 2]!.inject({
+      method: request.method as 'POST',
+      url: request.url,
+      headers: respellSignature(request.headers, spelling),
+      ...(payload === undefined ? {} : { payload }),
+    })
+    answers[spelling] = [answer.statusCode, answer.json().data?.reason]
+  }
+  return answers
 }
