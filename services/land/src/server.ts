@@ -12,7 +12,7 @@ const shouldSeed = (config: Config, embedded: boolean) =>
   config.LAND_AUTO_SEED === 'always' || (config.LAND_AUTO_SEED === 'embedded' && embedded)
 
 // Listen at once (readiness stays 503), then seed an empty database when configured and build the index;
-// from then on the index follows the database (LISTEN, or in-process refreshes on the embedded default,
+// from then on the index follows the database (LISTEN, or the indexer's own word on the embedded default,
 // where NOTIFY does not cross connections).
 const { config, logger, db } = await openService({ service: SERVICE.name, loadConfig, migrationsDir })
 const grid = createGridIndex(db.sql, config, logger)
@@ -20,7 +20,7 @@ const app = await buildApp({ sql: db.sql, config, logger, context: { grid } })
 // With LAND_RPC_URL, owners, estates and listings follow the chain (one writer across replicas).
 const indexer = indexerFromConfig(db.sql, config, logger, {
   metrics: app.metrics,
-  ...(db.embedded ? { onChange: () => grid.refresh() } : {}),
+  ...(db.embedded ? { onChange: (payload) => grid.noticed(payload) } : {}),
 })
 
 await runService({

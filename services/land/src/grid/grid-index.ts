@@ -170,7 +170,11 @@ export class GridIndex implements MapSource {
     this.debounce()
   }
 
-  private noticed(payload: string): void {
+  /**
+   * A land_changed payload: from LISTEN, or from a writer in this process on the embedded database (which
+   * has no NOTIFY across connections). Rows named are patched in; anything else rebuilds.
+   */
+  noticed(payload: string): void {
     const delta = parseLandDelta(payload)
     if (!delta) {
       this.scheduleRefresh()

@@ -37,8 +37,11 @@ export interface IndexerOptions {
   logger: Logger
   /** Where to register the indexer's metrics (the app's registry). */
   metrics?: Registry
-  /** After each committed batch or rollback (the embedded database has no NOTIFY across connections). */
-  onChange?: () => void | Promise<void>
+  /**
+   * After each committed batch or rollback that changed land, with the land_changed payload it sent (the
+   * embedded database has no NOTIFY across connections, so the grid is told in-process).
+   */
+  onChange?: (payload: string) => void | Promise<void>
   /** Told of every committed batch (tests, the benchmark). */
   onBatch?: (batch: BatchReport) => void
 }
@@ -231,25 +234,34 @@ export class ChainIndexer {
     const changes = new LandChanges()
     const conn = this.conn
     if (conn === null) {
-      return (await this.options.sql.begin(async (tx) => {
+      const result = (await this.options.sql.begin(async (tx) => {
         await changes.begin(tx)
         const result = await work(tx, changes)
         await changes.notify(tx)
         return result
       })) as T
+      await this.changed(changes)
+      return result
     }
     if (conn === undefined) throw new Error('not the writer')
     await conn`begin`
+    let result: T
     try {
       await changes.begin(conn)
-      const result = await work(conn, changes)
+      result = await work(conn, changes)
       await changes.notify(conn)
       await conn`commit`
-      return result
     } catch (err) {
       await conn`rollback`.catch(() => {})
       throw err
     }
+    await this.changed(changes)
+    return result
+  }
+
+  /** Tells onChange what a committed transaction wrote, when it wrote anything. */
+  private async changed(changes: LandChanges): Promise<void> {
+    if (!changes.empty) await this.options.onChange?.(changes.payload())
   }
 
   /** One batch, a rollback, or a look at the head. True when it changed something (go on at once). */
@@ -341,7 +353,6 @@ export class ChainIndexer {
       'land indexer: batch',
     )
     this.options.onBatch?.(report)
-    await this.options.onChange?.()
     return true
   }
 
@@ -422,6 +433,5 @@ export class ChainIndexer {
       { from: Number(cursor.blockNumber), ancestor: Number(found.number), restored },
       'land indexer: reorganisation undone back to the common ancestor',
     )
-    await this.options.onChange?.()
   }
 }
