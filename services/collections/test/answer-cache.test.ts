@@ -210,6 +210,33 @@ describe('freshRead', () => {
     expect(await d).toBe(2)
   })
 
+  it('keeps sharing the read under way when a caller asked between the end of one read and the next', async () => {
+    // A caller resumed by the first read's end, before the waiting callers' shared read is sent, finds no
+    // read under way and sends its own. When that one ends, the shared read is still under way and must stay
+    // the one later callers wait behind. Guards `if (underWay === sent) underWay = null` → `if (true)`,
+    // which forgets it there and sends a read for each such later caller.
+    const r = reads()
+    const version = freshRead(r.read)
+    const a = version()
+    const own = a.then(() => version())
+    const waiting = version()
+    r.sent[0]!.answer()
+    expect(await a).toBe(0)
+    // the resumed caller's own read, then the waiting callers' shared one
+    expect(r.sent).toHaveLength(3)
+    r.sent[1]!.answer()
+    expect(await own).toBe(0)
+    r.write()
+    const later = version()
+    expect(r.sent).toHaveLength(3)
+    r.sent[2]!.answer()
+    expect(await waiting).toBe(0)
+    await Promise.resolve()
+    expect(r.sent).toHaveLength(4)
+    r.sent[3]!.answer()
+    expect(await later).toBe(1)
+  })
+
   it('sends the next read after a failed one, and gives the failure only to its own callers', async () => {
     let calls = 0
     const version = freshRead(async () => {

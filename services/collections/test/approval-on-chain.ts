@@ -1,4 +1,6 @@
+import type { LightMyRequestResponse } from 'fastify'
 import { describe, expect, it } from 'vitest'
+import { answersVersion } from '../src/db/answers-version.js'
 import type { Collection } from '../src/schemas/collection.js'
 import type { Curation } from '../src/schemas/review.js'
 import {
@@ -9,6 +11,8 @@ import {
   createItem,
   type Harness,
   type Identity,
+  lockWaiters,
+  randomUUID,
   refusal,
 } from './helpers.js'
 import { askReview, decide, openReview, thirdPartyInReview } from './review-helpers.js'
@@ -113,6 +117,105 @@ export function describeApprovalOnChain(harness: () => Harness, chain: ChainCont
         .data as Curation[]
       expect(history[0]).toMatchObject({ id: curation.id, status: 'pending' })
       expect((await decide(h.app, h.committee, curation.id, 'reject')).statusCode).toBe(200)
+      // a decided review is 409 without asking the chain (guards `curation.status !== 'pending'` → `false`,
+      // which would ask the node first and answer 503)
+      await chain.whileDown(async () => {
+        const again = refusal(
+          await decide(h.app, h.committee, curation.id, 'approve'),
+          409,
+          'already_decided',
+        )
+        expect(again.data).toEqual({ status: 'rejected' })
+      })
+    })
+
+    it('an approval on chain before the publication is not read until the collection is published', async () => {
+      // guards `rows.filter(readableOnChain)` → `rows`: only a published collection's contract is asked
+      const h = harness()
+      const owner = await createIdentity()
+      const id = await createCollection(h.app, owner)
+      const itemIds = [await createItem(h.app, owner, id)]
+      await acceptTos(h.app, owner, id)
+      const contract = (await read(owner, id)).contract_address!
+      await chain.deploy(id, contract)
+      await chain.setApproved(contract, true)
+      expect(await read(owner, id)).toMatchObject({
+        is_published: false,
+        is_approved: false,
+        reviewed_at: null,
+      })
+      const res = await call(h.app, owner, 'POST', `/v1/collections/${id}/publish`, { itemIds })
+      expect(res.statusCode, res.body).toBe(204)
+      expect((await read(owner, id)).is_approved).toBe(true)
+    })
+
+    it('reads that find the contract agreeing with the stored value write nothing', async () => {
+      // guards `if (approved === row.is_approved) return` → `false`: a transaction per read, whose update of
+      // no row still advances the answers version (its trigger is per statement) and drops the kept answers
+      const h = harness()
+      const owner = await createIdentity()
+      const { id } = await deployedAndPublished(owner)
+      const stored = await read(owner, id)
+      const before = await answersVersion(h.db.sql)
+      await read(owner, id)
+      await call(h.app, owner, 'GET', `/v1/${owner.address}/collections`)
+      expect(await answersVersion(h.db.sql)).toBe(before)
+      expect(await read(owner, id)).toEqual(stored)
+    })
+
+    it('a read that another replica beats to recording the approval still shows a reviewed collection', async () => {
+      // The read finds the contract approved and the stored row not; a transaction holds the row, so the
+      // read's recording waits, and records the approval the way another replica would meanwhile. The read's
+      // update then finds nothing to change. Guards `if (reviewedAt !== null)` → `true` (reviewed_at: null
+      // in the answer, for a collection reviewed twice).
+      const h = harness()
+      const owner = await createIdentity()
+      const { id, contract } = await deployedAndPublished(owner)
+      const rejected = await openReview(h.app, owner, id)
+      expect((await decide(h.app, h.committee, rejected.id, 'reject')).statusCode).toBe(200)
+      expect((await read(owner, id)).reviewed_at).not.toBeNull()
+      await chain.setApproved(contract, true)
+      let answer: Promise<LightMyRequestResponse> | undefined
+      await h.db.sql.begin(async (tx) => {
+        await tx`select 1 from collections where id = ${id} for update`
+        answer = call(h.app, owner, 'GET', `/v1/collections/${id}`)
+        await lockWaiters(h, 1)
+        await tx`update collections set is_approved = true, reviewed_at = now(), updated_at = now() where id = ${id}`
+      })
+      const res = await answer!
+      expect(res.statusCode, res.body).toBe(200)
+      const seen = res.json().data as Collection
+      expect(seen.is_approved).toBe(true)
+      expect(seen.reviewed_at).not.toBeNull()
+    })
+
+    it('asking for review of an unknown collection is 404', async () => {
+      // guards `if (current) await refreshApproval(…)` → `true` (the chain asked about no row: a 500)
+      const h = harness()
+      const owner = await createIdentity()
+      const id = randomUUID()
+      const body = refusal(await askReview(h.app, owner, id), 404, 'not_found')
+      expect(body.error).toBe(`Collection ${id} not found`)
+    })
+
+    it('a decision on a review whose collection is deleted by hand between its reads is 404', async () => {
+      // The decision reads the review, then its collection. A transaction holding third_parties (which the
+      // collection's read joins, the review's does not) stops it between the two while the collection is
+      // deleted. Guards `if (!collection) throw curationNotFound(…)` → `false`: with RPC_URL the chain
+      // would be asked about no row (a 500).
+      const h = harness()
+      const owner = await createIdentity()
+      const { id } = await deployedAndPublished(owner)
+      const curation = await openReview(h.app, owner, id)
+      let answer: Promise<LightMyRequestResponse> | undefined
+      await h.db.sql.begin(async (tx) => {
+        await tx`lock table third_parties in access exclusive mode`
+        answer = decide(h.app, h.committee, curation.id, 'approve')
+        await lockWaiters(h, 1)
+        await tx`delete from collections where id = ${id}`
+      })
+      const body = refusal(await answer!, 404, 'not_found')
+      expect(body.error).toBe(`Curation ${curation.id} not found`)
     })
 
     it('a third-party collection has no contract: is_approved follows the decision', async () => {

@@ -213,6 +213,115 @@ describe('PUT /v1/collections/{id}: a third-party collection', () => {
   })
 })
 
+describe('PUT /v1/collections/{id}: the URN sent with a write', () => {
+  const derivedUrn = (id: string) =>
+    `urn:decentraland:sepolia:collections-v2:${collectionContractAddress(
+      h.config.COLLECTION_FACTORY_ADDRESS,
+      keccak256(toUtf8Bytes(id)),
+      h.config.COLLECTION_INIT_CODE_HASH,
+    )}`
+
+  it('a create may send its own derived standard URN; another address is 400 naming the one to send', async () => {
+    // guards `write.urn.contractAddress !== standard.contractAddress` → `true` (every standard URN refused)
+    const id = randomUUID()
+    const created = await call(h.app, alice, 'PUT', `/v1/collections/${id}`, {
+      id,
+      name: uniqueName(),
+      urn: derivedUrn(id),
+    })
+    expect(created.statusCode, created.body).toBe(204)
+    expect((await read(alice, id)).urn).toBe(derivedUrn(id))
+    // guards the refusal's message → `` `` ``
+    const other = randomUUID()
+    const body = refusal(
+      await call(h.app, alice, 'PUT', `/v1/collections/${other}`, {
+        id: other,
+        name: uniqueName(),
+        urn: `urn:decentraland:sepolia:collections-v2:0x${'34'.repeat(20)}`,
+      }),
+      400,
+      'invalid_urn',
+    )
+    expect(body.data?.errors).toEqual([
+      {
+        path: 'body.urn',
+        message: `is derived from the id for a standard collection: send null or ${derivedUrn(other)}`,
+      },
+    ])
+  })
+
+  it('an update with urn null keeps a standard collection and is 409 for a third-party one', async () => {
+    // guards `urn === null` → `false` (a 500) and `row.third_party_id === null` → `true`, `false`, `!==`
+    const standard = await createCollection(h.app, alice)
+    const kept = await call(h.app, alice, 'PUT', `/v1/collections/${standard}`, {
+      id: standard,
+      name: uniqueName(),
+      urn: null,
+    })
+    expect(kept.statusCode, kept.body).toBe(204)
+    const tpUrn = `urn:decentraland:sepolia:collections-thirdparty:tp${randomUUID().slice(0, 8)}:nulled`
+    const thirdParty = await createCollection(h.app, alice, { urn: tpUrn })
+    const body = refusal(
+      await call(h.app, alice, 'PUT', `/v1/collections/${thirdParty}`, {
+        id: thirdParty,
+        name: uniqueName(),
+        urn: null,
+      }),
+      409,
+      'urn_mismatch',
+    )
+    expect(body.error).toBe(`The URN of collection ${thirdParty} is ${tpUrn} and cannot be changed`)
+    expect((await read(alice, thirdParty)).urn).toBe(tpUrn)
+  })
+
+  it('an update with its own URN is accepted, with another URN of its kind is 409', async () => {
+    // guards `urn.kind === 'standard'` → `true` (a third party's own URN refused)
+    const tp = `urn:decentraland:sepolia:collections-thirdparty:tp${randomUUID().slice(0, 8)}`
+    const thirdParty = await createCollection(h.app, alice, { urn: `${tp}:own` })
+    const same = await call(h.app, alice, 'PUT', `/v1/collections/${thirdParty}`, {
+      id: thirdParty,
+      name: 'Same third-party URN',
+      urn: `${tp}:own`,
+    })
+    expect(same.statusCode, same.body).toBe(204)
+    // guards `row.urn === urn.urn` → `true`
+    refusal(
+      await call(h.app, alice, 'PUT', `/v1/collections/${thirdParty}`, {
+        id: thirdParty,
+        name: uniqueName(),
+        urn: `${tp}:other`,
+      }),
+      409,
+      'urn_mismatch',
+    )
+    // guards `row.contract_address === urn.contractAddress` → `true`
+    const standard = await createCollection(h.app, alice)
+    refusal(
+      await call(h.app, alice, 'PUT', `/v1/collections/${standard}`, {
+        id: standard,
+        name: uniqueName(),
+        urn: `urn:decentraland:sepolia:collections-v2:0x${'56'.repeat(20)}`,
+      }),
+      409,
+      'urn_mismatch',
+    )
+    expect(await read(alice, thirdParty)).toMatchObject({ name: 'Same third-party URN', urn: `${tp}:own` })
+  })
+
+  it("a collection added to another's third party: 403 names the third party", async () => {
+    const tp = `urn:decentraland:sepolia:collections-thirdparty:tp${randomUUID().slice(0, 8)}`
+    await createCollection(h.app, alice, { urn: `${tp}:first` })
+    const id = randomUUID()
+    // guards notAllowed's arguments → `""`
+    const body = refusal(
+      await call(h.app, bob, 'PUT', `/v1/collections/${id}`, { id, name: uniqueName(), urn: `${tp}:second` }),
+      403,
+      'forbidden',
+    )
+    expect(body.error).toBe(`Only a manager of the third party ${tp} may create its collections`)
+  })
+})
+
 describe('GET /v1/collections/{id}', () => {
   it('gives the full view to owner, managers, minters and committee; hides unpublished ones from others (404)', async () => {
     const id = await createCollection(h.app, alice, { managers: [bob.address] })

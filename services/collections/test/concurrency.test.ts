@@ -81,6 +81,42 @@ describe('name uniqueness under concurrent creates', () => {
   })
 })
 
+describe('the second attempt of a create', () => {
+  // The write is tried again only when a concurrent create took its id (`collections_pkey`); any other
+  // refusal would meet the same refusal again, at the cost of a second transaction. A trigger the test
+  // installs counts the inserts tried with a sequence, which a rollback does not undo. Guards
+  // `uniqueViolation(error) === 'collections_pkey'` → `true` (every refused create run twice).
+  it('is not made for a create refused for its name: one transaction, 409 name_in_use', async () => {
+    const owner = await createIdentity()
+    const name = uniqueName('Once')
+    const first = randomUUID()
+    expect(
+      (await call(h.app, owner, 'PUT', `/v1/collections/${first}`, { id: first, name })).statusCode,
+    ).toBe(204)
+    await h.db.sql.unsafe(`
+      create sequence test_create_attempts;
+      create function test_count_create() returns trigger language plpgsql as $$
+      begin perform nextval('test_create_attempts'); return new; end $$;
+      create trigger test_count_create before insert on collections
+        for each row execute function test_count_create();`)
+    try {
+      const id = randomUUID()
+      const res = await call(h.app, owner, 'PUT', `/v1/collections/${id}`, { id, name })
+      expect(res.statusCode, res.body).toBe(409)
+      expect(res.json().code).toBe('name_in_use')
+      const [attempts] = await h.db.sql<
+        { n: string }[]
+      >`select (case when is_called then last_value else 0 end)::int as n from test_create_attempts`
+      expect(attempts!.n).toBe(1)
+    } finally {
+      await h.db.sql.unsafe(`
+        drop trigger test_count_create on collections;
+        drop function test_count_create();
+        drop sequence test_create_attempts;`)
+    }
+  })
+})
+
 /**
  * Lock, rename, delete, publish and an item change race on one collection. Each round's answers and
  * final state must be those of the five operations applied one after the other in some order: the

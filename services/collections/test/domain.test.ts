@@ -2,6 +2,7 @@ import { generateTree } from '@dcl/content-hash-tree'
 import { concat, getAddress, keccak256, TypedDataEncoder, toUtf8Bytes, Wallet } from 'ethers'
 import { describe, expect, it } from 'vitest'
 import { loadConfig } from '../src/config.js'
+import { AnswerCache } from '../src/domain/answer-cache.js'
 import {
   CONSUME_SLOTS_TYPES,
   chequeMessageHash,
@@ -53,6 +54,19 @@ describe('collection URNs', () => {
   ])('refuses %s', (_what, urn) => {
     const parsed = parseCollectionUrn(urn, 'sepolia')
     expect(parsed.ok).toBe(false)
+  })
+
+  it('says why it refuses: the shapes it takes, or the network it works on', () => {
+    // guards each reason's template → `` `` ``
+    expect(parseCollectionUrn('urn:decentraland:sepolia:collections-v2:0x12', 'sepolia')).toEqual({
+      ok: false,
+      reason:
+        '"urn:decentraland:sepolia:collections-v2:0x12" is not a collection URN (urn:decentraland:<network>:collections-v2:<address> or urn:decentraland:<network>:collections-thirdparty:<third-party>:<suffix>)',
+    })
+    expect(parseCollectionUrn('urn:decentraland:mainnet:collections-thirdparty:tp:a', 'sepolia')).toEqual({
+      ok: false,
+      reason: 'The URN is for network "mainnet", this service works on "sepolia"',
+    })
   })
 
   it('builds the standard URN from the contract address', () => {
@@ -141,7 +155,25 @@ describe('content hashes Merkle root', () => {
     expect(contentHashesRoot(hashes)).toMatch(/^0x[0-9a-f]{64}$/)
   })
 
-  it('refuses an empty list', () => {
-    expect(() => contentHashesRoot([])).toThrow()
+  it('refuses an empty list, saying so', () => {
+    // guards the message → `""`
+    expect(() => contentHashesRoot([])).toThrow(new Error('A Merkle root needs at least one content hash'))
+  })
+})
+
+// Here rather than next to the kept answers' tests: a cache that cannot be built fails those files' setup,
+// and Stryker's runner counts their skipped tests as passed.
+describe('the kept answers cache', () => {
+  it('holds at most 16 MB of answers, dropping the least recently used', () => {
+    // guards the LRU's options → `{}` (no bound: lru-cache refuses to build it)
+    const cache = new AnswerCache()
+    const mb = (n: number) => Buffer.alloc(n * 1024 * 1024)
+    cache.set(1, 'a', mb(6))
+    cache.set(1, 'b', mb(6))
+    expect(cache.get(1, 'a')).toBeDefined()
+    cache.set(1, 'c', mb(6))
+    expect(cache.get(1, 'b')).toBeUndefined()
+    expect(cache.get(1, 'a')?.length).toBe(6 * 1024 * 1024)
+    expect(cache.get(1, 'c')?.length).toBe(6 * 1024 * 1024)
   })
 })

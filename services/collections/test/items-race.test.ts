@@ -1,3 +1,4 @@
+import { requireRealPostgres } from '@genesis/common/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   call,
@@ -7,16 +8,19 @@ import {
   createItem,
   type Harness,
   type Identity,
+  lockWaiters,
   randomUUID,
+  refusal,
   setup,
   uniqueName,
 } from './helpers.js'
 
 let h: Harness
 let alice: Identity
+let bob: Identity
 beforeAll(async () => {
   h = await setup()
-  alice = await createIdentity()
+  ;[alice, bob] = await Promise.all([createIdentity(), createIdentity()])
 })
 afterAll(() => h.close())
 
@@ -76,5 +80,30 @@ describe('items under concurrent requests', () => {
         statuses.join(),
       ).toHaveLength(5)
     }
+  })
+
+  // removeItem checks the caller's rights on the collection it first read the item in; the item deleted and
+  // created again in another's collection before the locked re-read must not be deleted on those rights.
+  // A transaction holds Alice's collection so that the request waits between its two reads. Guards
+  // `item.collection_id !== collection.id` → `false` (Bob's item deleted by Alice: 204).
+  it("an item moved to another's collection while the delete waits is not deleted: 404", async (ctx) => {
+    requireRealPostgres(ctx, h.db)
+    const mine = await createCollection(h.app, alice)
+    const theirs = await createCollection(h.app, bob)
+    const id = await createItem(h.app, alice, mine)
+    let answer: Promise<Awaited<ReturnType<typeof call>>> | undefined
+    await h.db.sql.begin(async (tx) => {
+      await tx`select 1 from collections where id = ${mine} for update`
+      answer = call(h.app, alice, 'DELETE', `/v1/items/${id}`)
+      await lockWaiters(h, 1)
+      await tx`delete from items where id = ${id}`
+      await tx`
+        insert into items (id, collection_id, name, type, content_hash)
+        values (${id}, ${theirs}, 'Bob item', 'wearable', ${contentHash()})`
+    })
+    const body = refusal(await answer!, 404, 'not_found')
+    expect(body.error).toBe(`Item ${id} not found`)
+    const rows = await h.db.sql<{ collection_id: string }[]>`select collection_id from items where id = ${id}`
+    expect(rows).toEqual([{ collection_id: theirs }])
   })
 })
