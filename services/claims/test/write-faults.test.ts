@@ -162,3 +162,43 @@ describe('a write that loses the race every round', () => {
     expect(retried.statusCode, retried.body).toBe(201)
   })
 })
+
+describe('a write chosen as a deadlock victim', () => {
+  // guards: `state === DEADLOCK` → `false` or `!==` in create(), and the static DEADLOCK = '40P01' → "":
+  // the write's locks make a real deadlock unlikely, so PostgreSQL's 40P01 is raised here, once
+  it('is written in the next round: 201, one claim', async (ctx) => {
+    requireRealPostgres(ctx, t.db)
+    const quinn = await createIdentity()
+    const [reward] = await grantMany(t.app, quinn.address, 1)
+    const suffix = randomUUID().replaceAll('-', '')
+    const attempts = `write_attempts_${suffix}`
+    const fail = `deadlock_once_${suffix}`
+    await t.db.sql.unsafe(`
+      create sequence ${attempts};
+      create function ${fail}() returns trigger language plpgsql as $$
+      begin
+        if nextval('${attempts}') = 1 then
+          raise exception 'deadlock detected (injected)' using errcode = '40P01';
+        end if;
+        return new;
+      end $$;
+      create trigger ${fail} before insert on claim_transactions for each row
+        when (new."user" = '${quinn.address}') execute function ${fail}();`)
+    let answer: Awaited<ReturnType<typeof create>> | undefined
+    let writes = 0
+    try {
+      answer = await create(t.app, quinn, [reward!.id])
+      const [row] = await t.db.sql.unsafe<{ n: number }[]>(`select last_value::int as n from ${attempts}`)
+      writes = row!.n
+    } finally {
+      await t.db.sql.unsafe(
+        `drop trigger ${fail} on claim_transactions; drop function ${fail}(); drop sequence ${attempts};`,
+      )
+    }
+    expect(answer!.statusCode, answer!.body).toBe(201)
+    expect(writes).toBe(2)
+    const claim = answer!.json() as { data: { id: string } }
+    const stored = await t.db.sql`select claim_transaction_id from rewards where id = ${reward!.id}`
+    expect(stored).toEqual([{ claim_transaction_id: claim.data.id }])
+  })
+})
