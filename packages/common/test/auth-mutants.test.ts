@@ -605,6 +605,19 @@ describe('signing digests (native-crypto.ts)', () => {
       /^invalid hex string: 0x4c0883a69102937d62$/,
     )
   })
+
+  it('refuses hex with anything before its 0x, a doubled prefix included', () => {
+    // guards: the static HEX expression's `^` removed (`/0x(?:[0-9a-fA-F]{2})*$/`): `0x0x…` and ` 0x…`
+    // passed the check and were read as no bytes at all, failing later in secp256k1's words
+    const key = '0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318'
+    const digest = hashMessage('x')
+    expect(() => signDigest(`0x${digest}`, key)).toThrow(
+      new TypeError(`invalid hex string: 0x${digest.slice(0, 18)}`),
+    )
+    expect(() => signDigest(digest, ` ${key}`)).toThrow(
+      new TypeError(`invalid hex string:  ${key.slice(0, 19)}`),
+    )
+  })
 })
 
 describe('the replay store (replay-store.ts)', () => {
