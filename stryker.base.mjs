@@ -22,8 +22,8 @@ export const strykerConfig = (mutate) => ({
   coverageAnalysis: 'perTest',
   // A static mutant (a module-level constant: a regex, an EIP-712 type table) can only be tested by
   // reloading every module and running every test: here that is most of the time for a quarter of the
-  // mutants. They are reported as ignored; `pnpm mutate <module> --ignoreStatic false` tests them too.
-  ignoreStatic: true,
+  // mutants. They are reported as ignored; `pnpm mutate <module> --static` tests them too.
+  ignoreStatic: process.env.MUTATE_STATIC !== '1',
   // Two test processes: the machine may have two cores, shared. `pnpm mutate x --concurrency 1` for fewer.
   concurrency: 2,
   // Tests open databases, anvil nodes and servers: a slow machine needs room before a mutant counts as a

@@ -17,8 +17,11 @@ const modules = {
 }
 
 // Module names first; from the first flag on, everything goes to Stryker as it is
-// (e.g. `pnpm mutate collections --mutate src/domain/guards.ts --concurrency 1`).
-const args = process.argv.slice(2)
+// (e.g. `pnpm mutate collections --mutate src/domain/guards.ts --concurrency 1`), except `--static`: Stryker's
+// CLI can only turn `ignoreStatic` on, so this one reaches stryker.base.mjs through MUTATE_STATIC.
+const given = process.argv.slice(2)
+const withStatic = given.includes('--static')
+const args = given.filter((arg) => arg !== '--static')
 const firstFlag = args.findIndex((a) => a.startsWith('-'))
 const named = firstFlag === -1 ? args : args.slice(0, firstFlag)
 const flags = firstFlag === -1 ? [] : args.slice(firstFlag)
@@ -33,7 +36,7 @@ const run = (command, args, cwd) => {
   const result = spawnSync(command, args, {
     cwd,
     stdio: 'inherit',
-    env: { ...process.env, CI: 'true' },
+    env: { ...process.env, CI: 'true', ...(withStatic ? { MUTATE_STATIC: '1' } : {}) },
   })
   return result.status ?? 1
 }
