@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto'
-import { createIdentity, type Identity, requireRealPostgres, signedHeaders } from '@genesis/common/testing'
+import {
+  createIdentity,
+  type Identity,
+  requireRealPostgres,
+  signedHeaders,
+  lockWaiters as waitForLockWaiters,
+} from '@genesis/common/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { insertClaim } from '../src/db/claim-transactions.js'
 import { CONTRACT, grant, grantMany, setUp, type TestContext } from './helpers.js'
@@ -177,17 +183,7 @@ describe('Idempotency-Key', () => {
   })
 })
 
-/** Waits until `n` backends of this database wait on a lock (the writes held back by a test transaction). */
-async function lockWaiters(n: number) {
-  for (let waited = 0; waited < 500; waited++) {
-    const [row] = await t.db.sql`
-      select count(*)::int as n from pg_stat_activity
-      where datname = current_database() and wait_event_type = 'Lock'`
-    if (row!.n >= n) return
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-  throw new Error(`${n} writes never waited on the lock: the race was not forced`)
-}
+const lockWaiters = (n: number) => waitForLockWaiters(t.db.sql, n)
 
 /**
  * Sends the requests so that every one passes its checks before any of them writes: a transaction holds
@@ -355,13 +351,7 @@ describe('integrity', () => {
         idempotency: { key: 'vanished', requestHash: 'x' },
       }).catch((error: unknown) => error)
       // commit only once the write is blocked on the deleted row
-      for (let waited = 0; waited < 100; waited++) {
-        const [blocked] = await t.db.sql`
-          select count(*)::int as n from pg_stat_activity
-          where datname = current_database() and wait_event_type = 'Lock'`
-        if (blocked!.n > 0) break
-        await new Promise((resolve) => setTimeout(resolve, 20))
-      }
+      await lockWaiters(1)
     })
     expect(await written).toMatchObject({ code: 'GN003' })
     const [claim] = await t.db.sql`select count(*)::int as n from claim_transactions where id = ${id}`

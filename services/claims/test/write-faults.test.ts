@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto'
 import { type App, createSql, type Sql } from '@genesis/common'
-import { createIdentity, type Identity, requireRealPostgres, signedInject } from '@genesis/common/testing'
+import {
+  createIdentity,
+  type Identity,
+  lockWaiters,
+  requireRealPostgres,
+  signedInject,
+} from '@genesis/common/testing'
 import { Wallet } from 'ethers'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../src/app.js'
@@ -45,18 +51,6 @@ const create = (app: App, who: Identity, rewards: string[], headers: Record<stri
     metadata: { nonce: randomUUID() },
   })
 
-/** Waits until a backend of this database waits on a lock (the create's write, held back by the test). */
-async function writeWaits() {
-  for (let waited = 0; waited < 250; waited++) {
-    const [row] = await t.db.sql`
-      select count(*)::int as n from pg_stat_activity
-      where datname = current_database() and wait_event_type = 'Lock'`
-    if (row!.n > 0) return
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-  throw new Error('the create never waited on the lock')
-}
-
 /** What a user's failed create may have left: claims, pointed rewards, keys, recorded signatures. */
 async function leftBehind(user: string, key: string) {
   const [row] = await t.db.sql<{ claims: number; pointed: number; keys: number; replays: number }[]>`
@@ -84,7 +78,7 @@ describe('a write held past the statement timeout', () => {
       // the checks only read this table; the write's first step records the request's signature in it
       await tx`lock table signed_fetch_replays in exclusive mode`
       const sent = create(cut.app, olga, [reward!.id], { 'idempotency-key': key })
-      await writeWaits()
+      await lockWaiters(t.db.sql, 1)
       answer = await sent
       const [row] = await tx<{ n: number }[]>`
         select count(*)::int as n from pg_stat_activity

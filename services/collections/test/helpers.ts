@@ -6,6 +6,7 @@ import {
   signedInject,
   startTestService,
   type TestService,
+  lockWaiters as waitForLockWaiters,
 } from '@genesis/common/testing'
 import type { LightMyRequestResponse } from 'fastify'
 import { buildApp } from '../src/app.js'
@@ -124,19 +125,7 @@ export function refusal(res: LightMyRequestResponse, status: number, code?: stri
   return body
 }
 
-/**
- * Waits until `n` backends of the test's database wait on a lock: the requests a test transaction holds
- * back, so that what it changes before letting go lands between their reads and their locked re-reads.
- */
-export async function lockWaiters(h: Harness, n: number): Promise<void> {
-  for (let waited = 0; waited < 500; waited++) {
-    const [row] = await h.db.sql<{ n: number }[]>`
-      select count(*)::int as n from pg_stat_activity
-      where datname = current_database() and wait_event_type = 'Lock'`
-    if (row!.n >= n) return
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-  throw new Error(`${n} requests never waited on the lock: the interleaving was not forced`)
-}
+/** Waits until `n` requests of the harness's database wait on a lock (see common/testing's lockWaiters). */
+export const lockWaiters = (h: Harness, n: number) => waitForLockWaiters(h.db.sql, n)
 
 export { createIdentity, type Identity, randomUUID }

@@ -87,3 +87,19 @@ export function requireRealPostgres(context: { skip: () => void; task: { name: s
   console.warn(`Skipped "${context.task.name}": it needs a real PostgreSQL server`)
   context.skip()
 }
+
+/**
+ * Waits until `n` backends of the database `sql` is connected to wait on a lock: the requests a test
+ * transaction holds back, so that what the test does before letting go lands between their reads and their
+ * locked writes. Throws when they never do (the interleaving the test wanted was not forced).
+ */
+export async function lockWaiters(sql: Sql, n = 1): Promise<void> {
+  for (let waited = 0; waited < 500; waited++) {
+    const [row] = await sql<{ n: number }[]>`
+      select count(*)::int as n from pg_stat_activity
+      where datname = current_database() and wait_event_type = 'Lock'`
+    if (row!.n >= n) return
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+  throw new Error(`${n} requests never waited on a lock: the interleaving was not forced`)
+}
