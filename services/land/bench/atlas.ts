@@ -4,12 +4,15 @@
  *   (target ≥ 0.8×);
  * - GET /v2/tiles?x1..y2 for a 40 × 40 rectangle never asked before (no cache): ms per request;
  * - when the grid changes, the time to prepare the next whole answer (tiles built and serialised, then
- *   compressed with br and gzip), measured in this process on the same grid.
+ *   compressed with br and gzip), measured in this process on the same grid;
+ * - a client polling /v2/tiles/info once a second: how long its first poll after a change takes (the
+ *   service builds the new atlas as soon as the grid changes, so the poll should not wait for it).
  *
  * `runAtlasBench` measures a service that is already listening (bench/run.ts calls it after its own runs;
  * skip with --no-atlas).
  */
 import { get } from 'node:http'
+import type { Sql } from '@genesis/common'
 import autocannon from 'autocannon'
 import Fastify from 'fastify'
 import { AtlasView } from '../src/atlas/atlas-view.js'
@@ -19,6 +22,8 @@ export interface AtlasBenchOptions {
   baseUrl: string
   /** A grid index over the same data as the service (for the preparation figures). */
   grid: GridIndex
+  /** The service's database: the polling figure changes a parcel's name in it. */
+  sql: Sql
   rounds?: number
   durationS?: number
 }
@@ -31,6 +36,8 @@ export interface AtlasBenchResult {
   ratios: number[]
   rectangleMs: number[]
   prepareMs: number[]
+  /** The first /v2/tiles/info a second after each change has reached the service's grid. */
+  pollAfterChangeMs: number[]
   brMs: number[]
   gzipMs: number[]
 }
@@ -82,6 +89,7 @@ export async function runAtlasBench(options: AtlasBenchOptions): Promise<AtlasBe
     ratios: [],
     rectangleMs: [],
     prepareMs: [],
+    pollAfterChangeMs: [],
     brMs: [],
     gzipMs: [],
   }
@@ -115,6 +123,26 @@ export async function runAtlasBench(options: AtlasBenchOptions): Promise<AtlasBe
     result.rectangleMs.push(performance.now() - started)
   }
 
+  // A poller of /v2/tiles/info, once a second, while the grid changes (one parcel renamed each time).
+  const timedGet = async (path: string) => {
+    const started = performance.now()
+    const response = await fetch(`${baseUrl}${path}`)
+    const body = await response.text()
+    return { ms: performance.now() - started, body }
+  }
+  await timedGet('/v2/tiles/info')
+  for (let i = 0; i < 5; i++) {
+    const name = `renamed ${Date.now()}`
+    await options.sql`update parcels set name = ${name} where x = 10 and y = -10`
+    for (const deadline = Date.now() + 30_000; ; ) {
+      if ((await timedGet('/parcels/10/-10')).body.includes(name)) break
+      if (Date.now() > deadline) throw new Error('the service never showed the renamed parcel')
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1000))
+    result.pollAfterChangeMs.push((await timedGet('/v2/tiles/info')).ms)
+  }
+
   const view = grid.current()
   for (let i = 0; i < 5; i++) {
     const started = performance.now()
@@ -141,5 +169,6 @@ export function formatAtlasBench(r: AtlasBenchResult): string {
     `| GET /v2/tiles 40 × 40, uncached, ms per request (median of ${r.rectangleMs.length}) | ${median(r.rectangleMs).toFixed(1)} | | | |`,
     `| Grid changed: prepare the whole answer (tiles, JSON, version), ms | ${median(r.prepareMs).toFixed(0)} | | | |`,
     `| then compress it once: br, gzip, ms | ${median(r.brMs).toFixed(0)}, ${median(r.gzipMs).toFixed(0)} | | | |`,
+    `| Polling /v2/tiles/info once a second: the first poll after a change, ms (median of ${r.pollAfterChangeMs.length}) | ${median(r.pollAfterChangeMs).toFixed(1)} | without building ahead: the preparation above | | |`,
   ].join('\n')
 }

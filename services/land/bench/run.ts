@@ -429,7 +429,7 @@ async function main() {
       out()
       out('## Atlas surface (bench/atlas.ts, against the same running service)')
       out()
-      out(atlas.formatAtlasBench(await atlas.runAtlasBench({ baseUrl: serviceUrl, grid })))
+      out(atlas.formatAtlasBench(await atlas.runAtlasBench({ baseUrl: serviceUrl, grid, sql: db.sql })))
     }
     writeFileSync(join(benchDir, 'results.md'), `${lines.join('\n')}\n`)
   } finally {

@@ -1,6 +1,7 @@
 import { promisify } from 'node:util'
 import { brotliDecompress, gunzip } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { atlasIndexOf } from '../src/atlas/atlas-view.js'
 import { LEGACY_TYPE, type Tile } from '../src/atlas/tiles.js'
 import { PLAZA_DISTRICT_ID, ROAD_DISTRICT_ID } from '../src/domain/constants.js'
 import { AtlasTile, LegacyTile } from '../src/schemas/atlas.js'
@@ -337,6 +338,19 @@ describe('a listing that expires or is taken down', () => {
     const info = (await get('/v2/tiles/info')).json() as { lastUpdatedAt: number }
     expect(info.lastUpdatedAt).toBe(Date.parse(after.headers['last-modified'] as string))
   }, 120_000)
+})
+
+describe('a grid change while the atlas is in use', () => {
+  it("builds the new view's atlas ahead of the next request", async () => {
+    const index = atlasIndexOf(land.grid)
+    expect((await get('/v2/tiles/info')).statusCode).toBe(200)
+    await land.grid.refresh()
+    const view = land.grid.current()
+    // guards: the grid's onView listener dropped: the atlas would wait for a request to build
+    const deadline = Date.now() + 5000
+    while (!index.has(view) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10))
+    expect(index.has(view)).toBe(true)
+  })
 })
 
 describe('OpenAPI', () => {

@@ -14,6 +14,9 @@ import {
   toLegacyTile,
 } from './tiles.js'
 
+/** How long after the last request for it the atlas of each new grid view is still built ahead. */
+const BUILD_AHEAD_WHILE_ASKED_MS = 60_000
+
 /** Filtered answers kept per view (bounded): a client polling the same rectangle costs a lookup. */
 const FILTERED_CACHE_BYTES = 32 * 1024 * 1024
 
@@ -138,12 +141,33 @@ function serialise(
 export class AtlasIndex {
   private readonly views = new WeakMap<GridView, Promise<AtlasView>>()
   private latest: AtlasView | undefined
+  /** When a request last asked for the atlas: while that is recent, a new view's atlas is built ahead. */
+  private askedAt = Number.NEGATIVE_INFINITY
 
-  constructor(private readonly grid: GridIndex) {}
+  constructor(private readonly grid: GridIndex) {
+    // Every /v2 answer waits for the current view's atlas (~0.5 s to build for the whole grid): while the
+    // chain keeps changing land, the first request after each change would wait that long. So once the
+    // atlas is in use, each new view's is built as soon as the view is swapped in, off the request path.
+    grid.onView(() => {
+      if (Date.now() - this.askedAt > BUILD_AHEAD_WHILE_ASKED_MS) return
+      setImmediate(() => {
+        this.build(this.grid.current()).catch(() => {})
+      })
+    })
+  }
 
   /** The current view's atlas; concurrent first requests share one build. */
   current(): Promise<AtlasView> {
-    const view = this.grid.current()
+    this.askedAt = Date.now()
+    return this.build(this.grid.current())
+  }
+
+  /** Whether the atlas of `view` is built or being built (for tests). */
+  has(view: GridView): boolean {
+    return this.views.has(view)
+  }
+
+  private build(view: GridView): Promise<AtlasView> {
     let atlas = this.views.get(view)
     if (!atlas) {
       atlas = AtlasView.build(view, this.latest).then((built) => {

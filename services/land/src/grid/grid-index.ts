@@ -56,6 +56,8 @@ export class GridIndex implements MapSource {
   private readonly debounceMs: number
   private readonly prewarm: boolean
   private readonly logger: GridLogger
+  /** Told of every view swapped in (the atlas builds its answers ahead of the requests). */
+  private readonly viewListeners = new Set<(view: GridView) => void>()
   /** How many builds have been swapped in; tests wait on it. */
   generation = 0
   /** How many of those were full builds, and how many patched the previous data with a delta. */
@@ -85,6 +87,12 @@ export class GridIndex implements MapSource {
     return next
   }
 
+  /** Calls `listener` with each view swapped in from now on; returns what stops it. */
+  onView(listener: (view: GridView) => void): () => void {
+    this.viewListeners.add(listener)
+    return () => this.viewListeners.delete(listener)
+  }
+
   /**
    * Swaps the view in. `carry`: its data keeps the previous data's unchanged records (a delta, an expiry),
    * so its prewarm re-serialises only the parcels that differ from the newest prewarmed view.
@@ -94,6 +102,7 @@ export class GridIndex implements MapSource {
     if (old?.prewarmed) this.answered = old
     if (!carry) this.answered = undefined
     this.view = view
+    for (const listener of this.viewListeners) listener(view)
     if (this.prewarm) {
       view
         .prewarm(() => this.view === view && !this.closed, this.answered, carry ? WHOLE_MAP_QUIET_MS : 0)
