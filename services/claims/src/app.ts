@@ -38,16 +38,16 @@ export function destroyChains(chains: Map<string, DispenserChain>) {
 }
 
 /**
- * One line per chain of the accepted list without an RPC URL: its claims are freed by the clock, so a
- * voucher redeemed and never reported could be minted twice (granting there is refused in production).
+ * One line naming the accepted chains without an RPC URL: their claims are freed by the clock, so a voucher
+ * redeemed and never reported could be minted twice (granting there is refused in production).
  */
 function logUnwatchedChains(app: App, ctx: Context) {
-  for (const chainId of CHAIN_IDS) {
-    if (ctx.chains.has(chainId)) continue
-    app.log.info(
-      { chainId, production: ctx.config.NODE_ENV === 'production' },
-      `claims: no RPC_URL_${chainId}: claims on chain ${chainId} are freed at expires_at without looking at the chain` +
-        (ctx.config.NODE_ENV === 'production' ? ' (grants on it are refused)' : ' (development only)'),
-    )
-  }
+  const unwatched = CHAIN_IDS.filter((chainId) => !ctx.chains.has(chainId))
+  if (unwatched.length === 0) return
+  const production = ctx.config.NODE_ENV === 'production'
+  app.log[production ? 'warn' : 'info'](
+    { chainIds: unwatched, production },
+    `claims: no RPC_URL_<chain_id> for chains ${unwatched.join(', ')}: their claims are freed at expires_at ` +
+      `without looking at the chain${production ? ' (grants on them are refused)' : ' (development only)'}`,
+  )
 }

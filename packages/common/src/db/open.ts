@@ -2,6 +2,7 @@ import { join } from 'node:path'
 import { type BaseConfig, databaseTimeoutsFromConfig, orExit } from '../config.js'
 import { createLogger, type Logger } from '../kit/logger.js'
 import { createSql, type Database, openDatabase, type SessionSettings } from './database.js'
+import { EmbeddedDatabaseInUse } from './embedded.js'
 import { migrate } from './migrate.js'
 
 export interface ServiceDatabaseOptions {
@@ -61,6 +62,11 @@ export async function openService<Config extends BaseConfig>(options: {
 }): Promise<{ config: Config; logger: Logger; db: Database }> {
   const config = orExit(options.service, () => options.loadConfig(process.env))
   const logger = createLogger(options.service, config)
-  const db = await openServiceDatabase({ ...options, config, logger })
+  const db = await openServiceDatabase({ ...options, config, logger }).catch((error: unknown) => {
+    // Another process has the embedded database: one line saying which, not a stack trace.
+    if (!(error instanceof EmbeddedDatabaseInUse)) throw error
+    console.error(`${options.service}: ${error.message}`)
+    process.exit(1)
+  })
   return { config, logger, db }
 }
