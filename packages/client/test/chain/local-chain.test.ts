@@ -66,7 +66,7 @@ describe.skipIf(skip)('the local chain, as the README walks it', () => {
     const file = chainEnvFile(env)
     expect(file).toBe(join(dataDir, 'chain.env'))
     expect(readChainEnv(file)).toMatchObject({
-      [`RPC_URL_80002`]: url(ports.anvil),
+      RPC_URL_80002: url(ports.anvil),
       LAND_RPC_URL: url(ports.anvil),
       CLAIMS_CONFIRMATIONS: '0',
     })
