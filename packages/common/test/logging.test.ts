@@ -1,6 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process'
 import { once } from 'node:events'
 import { fileURLToPath } from 'node:url'
+import { stripVTControlCharacters } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestDatabase, type TestDatabase } from '../src/testing/index.js'
 
@@ -114,7 +115,7 @@ describe('in a terminal', () => {
       process.kill(-child.pid!, 'SIGTERM')
       await exited
     }
-    const plain = output.replace(/\x1b\[[0-9;]*m/g, '')
+    const plain = stripVTControlCharacters(output)
     expect(plain).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: listening/m)
     expect(plain).toMatch(/INFO: incoming request GET \/hello\r?\n/)
     expect(plain).toMatch(/INFO: request completed → 200 in [\d.]+ ms/)
