@@ -3,6 +3,7 @@ import type { DispenserChain } from './chain/dispenser.js'
 import type { Config } from './config.js'
 import { type Context, createContext } from './context.js'
 import { packageRoot } from './paths.js'
+import { BEARER_DESCRIPTION } from './routes/caller.js'
 import { routes } from './routes/index.js'
 import { CHAIN_IDS } from './schemas/primitives.js'
 
@@ -12,7 +13,13 @@ export const SERVICE = servicePackage(packageRoot)
 /** The claims app with every route registered under /api; no listen, no environment, no background jobs. */
 export async function buildApp({ sql, config, logger, context }: AppOptions<Config, Context>): Promise<App> {
   const ctx = await createContext(sql, config, context)
-  const app = await createApp({ ...SERVICE, sql, logger, config })
+  const app = await createApp({
+    ...SERVICE,
+    sql,
+    logger,
+    config,
+    bearer: { description: BEARER_DESCRIPTION },
+  })
   await app.register(routes, { prefix: '/api', ctx })
   // providers this app made are its own to close; handed-in ones belong to the caller
   if (!context?.chains) app.addHook('onClose', async () => destroyChains(ctx.chains))

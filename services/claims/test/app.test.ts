@@ -35,6 +35,21 @@ describe('the app', () => {
     expect(paths['/api/claim-transactions/{id}'].patch).toBeDefined()
   })
 
+  it("offers the operator's bearer token in /docs, on the routes that take it", async () => {
+    const spec = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json()
+    expect(spec.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' })
+    const { paths } = spec
+    const operatorOnly = [{ bearer: [] }]
+    const either = [{ signedFetch: [] }, { bearer: [] }]
+    expect(paths['/api/rewards'].post.security).toEqual(operatorOnly)
+    expect(paths['/api/rewards'].get.security).toEqual(either)
+    expect(paths['/api/claim-transactions'].get.security).toEqual(either)
+    expect(paths['/api/claim-transactions/{id}'].get.security).toEqual(either)
+    expect(paths['/api/claim-transactions/{id}'].patch.security).toEqual(either)
+    expect(paths['/api/claim-transactions'].post.security).toEqual([{ signedFetch: [] }])
+    expect(paths['/api/signer'].get.security).toBeUndefined()
+  })
+
   it('answers unknown routes with a 404 envelope, and CORS preflights for PATCH', async () => {
     const missing = await t.app.inject({ method: 'GET', url: '/api/nothing' })
     expect(missing.statusCode).toBe(404)

@@ -21,13 +21,14 @@ import {
   ListClaimsQuery,
   PatchClaimBody,
 } from '../schemas/index.js'
-import { actorOf, authenticate } from './caller.js'
+import { actorOf, authenticate, securityOf } from './caller.js'
 
 const tags = ['claim-transactions']
 
 export const claimTransactionRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
   const { sql } = ctx
-  const readers = authenticate({ admin: true, user: true }, ctx.admin.token)
+  const readersPolicy = { admin: true, user: true }
+  const readers = authenticate(readersPolicy, ctx.admin.token)
 
   app.post(
     '/claim-transactions',
@@ -74,6 +75,7 @@ export const claimTransactionRoutes: RoutePlugin<Context> = async (app, { ctx })
       onRequest: readers,
       schema: {
         tags,
+        security: securityOf(readersPolicy),
         summary: "The caller's claims, newest first",
         description: 'Signed fetch (your own), or the admin bearer token with ?user=0x….',
         querystring: ListClaimsQuery,
@@ -101,6 +103,7 @@ export const claimTransactionRoutes: RoutePlugin<Context> = async (app, { ctx })
       onRequest: readers,
       schema: {
         tags,
+        security: securityOf(readersPolicy),
         summary: 'One claim transaction (its owner, or the operator)',
         params: ClaimParams,
         response: { 200: Envelope(ClaimTransaction), ...errorResponses(400, 401, 404) },
@@ -124,6 +127,7 @@ export const claimTransactionRoutes: RoutePlugin<Context> = async (app, { ctx })
       onRequest: readers,
       schema: {
         tags,
+        security: securityOf(readersPolicy),
         summary: 'Report the transaction hash (owner) or settle the claim (operator)',
         description:
           'Owner (signed fetch): { transaction_hash } moves a claimed claim to pending (or replaces the hash of ' +
