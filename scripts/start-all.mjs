@@ -12,14 +12,14 @@ import { cpSync, existsSync, readdirSync, readFileSync, statSync } from 'node:fs
 import { createServer } from 'node:net'
 import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
+// The modules themselves, not the package's index: it would load the whole kit (fastify, ethers, …).
+import { serviceDataDir } from '../packages/common/src/db/data-dir.ts'
 import {
   createEmbeddedCluster,
   embeddedHolder,
   hasEmbeddedCluster,
-  prettyLogStream,
-  serviceDataDir,
-  wantsPrettyLogs,
-} from '../packages/common/src/index.ts'
+} from '../packages/common/src/db/embedded.ts'
+import { prettyLogStream, wantsPrettyLogs } from '../packages/common/src/kit/pretty-log.ts'
 import { chainEnvFile, readChainEnv } from '../packages/contracts/src/chain-env.ts'
 import { describeProcess, listenerOf } from './port-owner.mjs'
 
