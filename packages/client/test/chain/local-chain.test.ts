@@ -83,9 +83,11 @@ describe.skipIf(skip)('the local chain, as the README walks it', () => {
       .split('\n')
       .filter((line) => line.startsWith('pnpm start:'))
     expect(ours).toHaveLength(1)
+    // (what the running process is, is read from /proc: Linux only)
     expect(ours[0]).toMatch(
       new RegExp(
-        `^pnpm start: claims is already running \\(${dataDir}/claims is held by process \\d+, port ${ports.claims} is in use: node src/server\\.ts in `,
+        `^pnpm start: claims is already running \\(${dataDir}/claims is held by process \\d+, ` +
+          `port ${ports.claims} is in use(: node src/server\\.ts in [^)]+)?\\)\\. Stop it first`,
       ),
     )
     // and nothing about the embedded database from a service: none was started
