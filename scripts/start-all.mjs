@@ -8,7 +8,7 @@
 // Runs under `node --conditions=genesis-source --import tsx` (the root package.json's script), so that the
 // workspace packages resolve to their TypeScript sources.
 import { spawn } from 'node:child_process'
-import { cpSync, existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { cpSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -111,15 +111,28 @@ for (const service of services) {
 
 // ---- one-time work: the embedded databases, land's Atlas view -----------------------------------
 
-/** initdb once for every service without a database yet; the others get a copy of that directory. */
+/**
+ * initdb once for every service without a database yet; the others get a copy of that directory. Each is
+ * made beside its place and moved in when whole, so that an interrupted first start leaves none half made.
+ */
 async function createDatabases() {
   const missing = services.filter((s) => !hasEmbeddedCluster(join(s.dataDir, 'pglite')))
   if (!embedded || missing.length === 0) return
-  const names = missing.map((s) => s.name).join(', ')
-  say(`Creating the embedded PostgreSQL of ${names} (first start only)…`)
-  const [first, ...rest] = missing.map((s) => join(s.dataDir, 'pglite'))
-  await createEmbeddedCluster(first)
-  for (const dir of rest) cpSync(first, dir, { recursive: true })
+  say(`Creating the embedded PostgreSQL of ${missing.map((s) => s.name).join(', ')} (first start only)…`)
+  const making = (service) => join(service.dataDir, 'pglite.creating')
+  const moveIn = (service) => {
+    const target = join(service.dataDir, 'pglite')
+    rmSync(target, { recursive: true, force: true })
+    renameSync(making(service), target)
+  }
+  for (const service of missing) rmSync(making(service), { recursive: true, force: true })
+  const [first, ...rest] = missing
+  await createEmbeddedCluster(making(first))
+  for (const service of rest) {
+    cpSync(making(first), making(service), { recursive: true })
+    moveIn(service)
+  }
+  moveIn(first)
   say(`  created in ${seconds()}`)
 }
 
