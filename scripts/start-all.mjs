@@ -8,9 +8,19 @@
 // Runs under `node --conditions=genesis-source --import tsx` (the root package.json's script), so that the
 // workspace packages resolve to their TypeScript sources.
 import { spawn } from 'node:child_process'
-import { cpSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs'
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
 import { createServer } from 'node:net'
-import { join, relative } from 'node:path'
+import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 // The modules themselves, not the package's index: it would load the whole kit (fastify, ethers, …).
 import { serviceDataDir } from '../packages/common/src/db/data-dir.ts'
@@ -52,6 +62,48 @@ const services = [
   // database belongs to one process).
   return { ...service, port, variable, dataDir: serviceDataDir(service.name, shell.DATA_DIR, root) }
 })
+
+// ---- one `pnpm start` per data directory ----------------------------------------------------------
+
+/** DATA_DIR, or `.data`: where the services' directories are. */
+const dataRoot = dirname(services[0].dataDir)
+const startLock = join(dataRoot, 'pnpm-start.pid')
+
+const alive = (pid) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return error.code === 'EPERM'
+  }
+}
+
+/** Holds `dataRoot` for this run (a stale file, its process gone, is taken over), or refuses. */
+function takeStartLock() {
+  mkdirSync(dataRoot, { recursive: true })
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      writeFileSync(startLock, `${process.pid}\n`, { flag: 'wx' })
+      process.on('exit', () => {
+        if (readKept(startLock) === String(process.pid)) rmSync(startLock, { force: true })
+      })
+      return
+    } catch (error) {
+      if (error.code !== 'EEXIST') throw error
+    }
+    const pid = Number.parseInt(readKept(startLock) ?? '', 10)
+    if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid)) {
+      const running = describeProcess(pid)
+      refuse(
+        `already running as process ${pid}${running ? ` (${running})` : ''}, with ${shown(dataRoot)}. Stop it ` +
+          `first (Ctrl-C in its terminal), or give this one another DATA_DIR and ${services.map((s) => s.variable).join(', ')}.`,
+      )
+    }
+    rmSync(startLock, { force: true })
+  }
+  refuse(`cannot take ${shown(startLock)}`)
+}
+takeStartLock()
 
 // ---- the local chain, when `pnpm chain` runs -------------------------------------------------------
 

@@ -73,25 +73,43 @@ describe.skipIf(skip)('the local chain, as the README walks it', () => {
     expect(services!.stdout()).toContain(`Following the local chain ${url(ports.anvil)} (chain 80002`)
   })
 
-  it('a second pnpm start refuses in one line, naming the running one, before any banner', async () => {
-    const second = run('pnpm', ['start'], env)
-    const { code } = await second.exited
+  /** A `pnpm start` that must be refused: its one line of refusal (pnpm adds its own failure line). */
+  async function refusedStart(startEnv: NodeJS.ProcessEnv): Promise<string> {
+    const start = run('pnpm', ['start'], startEnv)
+    const { code } = await start.exited
     expect(code).toBe(1)
-    expect(second.stdout()).not.toContain('All services ready')
-    const ours = second
+    expect(start.stdout()).not.toContain('All services ready')
+    // nothing from a service either: none was started
+    expect(start.stdout()).not.toMatch(/"level"|Creating the embedded/)
+    expect(start.stderr()).not.toMatch(/EmbeddedDatabaseInUse|at .*\.ts:\d+/)
+    const ours = start
       .stderr()
       .split('\n')
       .filter((line) => line.startsWith('pnpm start:'))
     expect(ours).toHaveLength(1)
-    // (what the running process is, is read from /proc: Linux only)
-    expect(ours[0]).toMatch(
+    return ours[0]!
+  }
+
+  it('a second pnpm start refuses in one line, naming the running one, before any banner', async () => {
+    // (what the running process runs is read from /proc: Linux only)
+    expect(await refusedStart(env)).toMatch(
       new RegExp(
-        `^pnpm start: claims is already running \\(${dataDir}/claims is held by process \\d+, ` +
-          `port ${ports.claims} is in use(: node src/server\\.ts in [^)]+)?\\)\\. Stop it first`,
+        `^pnpm start: already running as process \\d+( \\(node scripts/start-all\\.mjs in [^)]+\\))?, ` +
+          `with ${dataDir}\\. Stop it first`,
       ),
     )
-    // and nothing about the embedded database from a service: none was started
-    expect(second.stderr()).not.toMatch(/EmbeddedDatabaseInUse|at .*\.ts:\d+/)
+    // Another DATA_DIR, the same ports: the port in use is named.
+    const elsewhere = mkdtempSync(join(tmpdir(), 'genesis-local-chain-other-'))
+    try {
+      expect(await refusedStart({ ...env, DATA_DIR: elsewhere })).toMatch(
+        new RegExp(
+          `^pnpm start: claims is already running \\(port ${ports.claims} is in use` +
+            `( by process \\d+)?(: node src/server\\.ts in [^)]+)?\\)\\. Stop it first`,
+        ),
+      )
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true })
+    }
   }, 120_000)
 
   it('pnpm demo --chain settles a claim on the chain, step by step', async () => {
