@@ -49,9 +49,12 @@ export const collectionLocked = (id: string, until: Date) =>
     data: { lock_expires_at: until.toISOString() },
   })
 
-/** 409 name_in_use: another standard collection has this name (case-insensitive). */
+/** 409 name_in_use: another standard collection has this name, or one a reader cannot tell from it. */
 export const nameInUse = (name: string) =>
-  new ConflictError(`The name "${name}" is already used by another collection`, { code: 'name_in_use' })
+  new ConflictError(
+    `The name "${name}" is already used by another collection (names are compared ignoring case, spacing, invisible characters and lookalike letters)`,
+    { code: 'name_in_use' },
+  )
 
 /** 409 urn_in_use: another collection has this URN. */
 export const urnInUse = () =>
@@ -86,9 +89,12 @@ export const itemsWaitingApproval = (items: string[]) =>
     data: { items },
   })
 
-/** 409 cheque_already_used: this cheque's signature was stored before. */
+/** 409 cheque_already_used: a cheque with this EIP-712 digest was stored before, however it was signed. */
 export const chequeAlreadyUsed = () =>
-  new ConflictError('This cheque was already used', { code: 'cheque_already_used' })
+  new ConflictError(
+    'This cheque was already used: a cheque (third party, qty, salt) pays once, whatever its signature',
+    { code: 'cheque_already_used' },
+  )
 
 /** 409 not_third_party: approval data exists for third-party collections only. */
 export const notThirdParty = (id: string) =>

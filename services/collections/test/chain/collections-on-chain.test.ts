@@ -10,7 +10,7 @@ import {
 } from '@genesis/contracts'
 import { type ContractTransactionResponse, type JsonRpcProvider, Wallet } from 'ethers'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { chequeMessageHash } from '../../src/domain/cheque.js'
+import { chequeDigest } from '../../src/domain/cheque.js'
 import type { Collection } from '../../src/schemas/collection.js'
 import type { Item } from '../../src/schemas/item.js'
 import type { ApprovalData } from '../../src/schemas/publication.js'
@@ -160,7 +160,7 @@ describe.skipIf(skip)(
       await (
         await registry.getFunction('consumeSlots')(tpId, stored.qty, stored.salt, stored.signature)
       ).wait()
-      const digest = chequeMessageHash(domainOf(svc.config), tpId, cheque)
+      const digest = chequeDigest(domainOf(svc.config), tpId, cheque)
       expect(await registry.getFunction('receipts')(tpId, digest)).toBe(BigInt(itemIds.length))
       expect((await approval()).body.data.chequeWasConsumed).toBe(true)
     })
