@@ -151,9 +151,10 @@ async function completeKey(sql: Sql, spec: KeyColumn, log: KeysLog): Promise<voi
   const concurrently = isEmbedded(sql) ? '' : 'concurrently'
   const state = await indexState(sql, spec.index)
   if (state !== 'valid') {
+    // An invalid index may still check new entries: it goes before the keys are filled.
+    if (state === 'invalid') await sql.unsafe(`drop index ${concurrently} if exists ${spec.index}`)
     const filled = await fillAll(sql, spec)
     await releaseDuplicates(sql, spec, log)
-    if (state === 'invalid') await sql.unsafe(`drop index ${concurrently} if exists ${spec.index}`)
     await sql.unsafe(`create unique index ${concurrently} ${spec.index} on ${spec.table} ${spec.indexed}`)
     if (filled > 0) log.info({ table: spec.table, filled }, `${spec.what}: filled, unique index built`)
   }
