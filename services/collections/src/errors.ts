@@ -82,6 +82,15 @@ export const tosNotAccepted = (id: string) =>
 export const notDeployed = (address: string | null) =>
   new ConflictError(`No contract is deployed at ${address} yet`, { code: 'not_deployed' })
 
+/** 409 not_owner: the contract at the collection's address is not owned by the collection's owner. */
+export const notOwner = (address: string, deployer: string | null, owner: string) =>
+  new ConflictError(
+    deployer === null
+      ? `The contract at ${address} has no owner() the collection's owner ${owner} holds: it is not this collection's contract`
+      : `The contract at ${address} is owned by ${deployer}, not by the collection's owner ${owner}: someone else deployed it first`,
+    { code: 'not_owner', data: { contract_address: address, contract_owner: deployer } },
+  )
+
 /** 409 items_waiting_approval: some items were already sent to review. */
 export const itemsWaitingApproval = (items: string[]) =>
   new ConflictError(`Some items are already waiting for approval: ${items.join(', ')}`, {

@@ -16,6 +16,7 @@ import {
   itemsWaitingApproval,
   notAllowed,
   notDeployed,
+  notOwner,
   tosNotAccepted,
 } from '../errors.js'
 import type { PublishBody } from '../schemas/publication.js'
@@ -66,8 +67,13 @@ async function publishStandard(
   if (unknown.length > 0 || missing.length > 0) {
     throw invalidItems('itemIds must be exactly the items of the collection', { missing, unknown })
   }
-  if (ctx.chain && !(await ctx.chain.hasCode(row.contract_address!))) {
-    throw notDeployed(row.contract_address)
+  if (ctx.chain) {
+    // Anyone may deploy at the collection's address through the factory (its salt is no secret) and
+    // would own the contract: publish only on the contract the collection's owner deployed.
+    const address = row.contract_address!
+    if (!(await ctx.chain.hasCode(address))) throw notDeployed(address)
+    const deployer = await ctx.chain.contractOwner(address)
+    if (deployer !== row.eth_address) throw notOwner(address, deployer, row.eth_address)
   }
   const now = ctx.now()
   await assignBlockchainItemIds(tx, row.id, now)
