@@ -145,9 +145,9 @@ describe.skipIf(skip)(
     it('a manager cheque taken by publish is accepted by the registry, then chequeWasConsumed turns true', async () => {
       const alice = await fundedUser()
       const tpId = `urn:decentraland:sepolia:collections-thirdparty:tp${randomBytes(4).toString('hex')}`
-      const { id, itemIds } = await collectionWithItems(alice, 2, `${tpId}:drop`)
       const registry = contractAt('ThirdPartyRegistry', d.thirdPartyRegistry, committee.wallet)
       await (await registry.getFunction('setManager')(tpId, alice.wallet.address, true)).wait()
+      const { id, itemIds } = await collectionWithItems(alice, 2, `${tpId}:drop`)
 
       const cheque = await signCheque(svc.config, alice, tpId, itemIds.length)
       const published = await publish(alice, id, { itemIds, cheque })
@@ -168,9 +168,9 @@ describe.skipIf(skip)(
     it('a tampered cheque is refused by the service (400 invalid_cheque) and by the registry', async () => {
       const alice = await fundedUser()
       const tpId = `urn:decentraland:sepolia:collections-thirdparty:tp${randomBytes(4).toString('hex')}`
-      const { id, itemIds } = await collectionWithItems(alice, 1, `${tpId}:drop`)
       const registry = contractAt('ThirdPartyRegistry', d.thirdPartyRegistry, committee.wallet)
       await (await registry.getFunction('setManager')(tpId, alice.wallet.address, true)).wait()
+      const { id, itemIds } = await collectionWithItems(alice, 1, `${tpId}:drop`)
       const cheque = await signCheque(svc.config, alice, tpId, itemIds.length)
       const tampered = { ...cheque, salt: `0x${randomBytes(32).toString('hex')}` }
 
@@ -189,6 +189,8 @@ describe.skipIf(skip)(
       const standard = await standardReadyToPublish(alice)
       await deployThroughFactory(alice, standard.collection.salt!)
       const tpId = `urn:decentraland:sepolia:collections-thirdparty:tp${randomBytes(4).toString('hex')}`
+      const registry = contractAt('ThirdPartyRegistry', d.thirdPartyRegistry, committee.wallet)
+      await (await registry.getFunction('setManager')(tpId, alice.wallet.address, true)).wait()
       const thirdParty = await collectionWithItems(alice, 1, `${tpId}:drop`)
       const cheque = await signCheque(svc.config, alice, tpId, 1)
       expect((await publish(alice, thirdParty.id, { itemIds: thirdParty.itemIds, cheque })).status).toBe(204)
