@@ -98,11 +98,11 @@ export const itemsWaitingApproval = (items: string[]) =>
     data: { items },
   })
 
-/** 409 cheque_already_used: a cheque with this EIP-712 digest was stored before, however it was signed. */
+/** 409 cheque_used: a cheque with this EIP-712 digest was stored before, however it was signed. */
 export const chequeAlreadyUsed = () =>
   new ConflictError(
     'This cheque was already used: a cheque (third party, qty, salt) pays once, whatever its signature',
-    { code: 'cheque_already_used' },
+    { code: 'cheque_used' },
   )
 
 /** 409 not_third_party: approval data exists for third-party collections only. */

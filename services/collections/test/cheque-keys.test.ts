@@ -76,14 +76,14 @@ function signAgain(who: Identity, cheque: Cheque): string {
 }
 
 describe('a used cheque, however its signature is written, pays no second publication', () => {
-  it('every spelling the verifier accepts is recognised as the used cheque (409 cheque_already_used)', async () => {
+  it('every spelling the verifier accepts is recognised as the used cheque (409 cheque_used)', async () => {
     const domain = registryDomainOf(h.config)
     for (const [how, signature] of Object.entries(respellings(used.signature))) {
       expect(signature, how).not.toBe(used.signature)
       // the verifier does accept it: without the digest key it would pay again
       expect(recoverChequeSigner(domain, tpId, { ...used, signature }), how).toBe(alice.address)
       const res = await publishNewItem(collection, { ...used, signature })
-      expect([res.statusCode, res.json().code], `${how}: ${res.body}`).toEqual([409, 'cheque_already_used'])
+      expect([res.statusCode, res.json().code], `${how}: ${res.body}`).toEqual([409, 'cheque_used'])
     }
   })
 
@@ -94,7 +94,7 @@ describe('a used cheque, however its signature is written, pays no second public
       salt,
       signature: parts(used.signature).compactSerialized,
     })
-    expect([res.statusCode, res.json().code], res.body).toEqual([409, 'cheque_already_used'])
+    expect([res.statusCode, res.json().code], res.body).toEqual([409, 'cheque_used'])
   })
 
   it('the same cheque signed again with a fresh nonce is the same cheque', async () => {
@@ -103,13 +103,13 @@ describe('a used cheque, however its signature is written, pays no second public
     expect(parts(signature).r).not.toBe(parts(used.signature).r)
     expect(recoverChequeSigner(registryDomainOf(h.config), tpId, { ...used, signature })).toBe(alice.address)
     const res = await publishNewItem(collection, { ...used, signature })
-    expect([res.statusCode, res.json().code], res.body).toEqual([409, 'cheque_already_used'])
+    expect([res.statusCode, res.json().code], res.body).toEqual([409, 'cheque_used'])
   })
 
   it('is refused on another collection of the same third party too', async () => {
     const other = await createCollection(h.app, alice, { urn: `${tpId}:other` })
     const res = await publishNewItem(other, { ...used, signature: signAgain(alice, used) })
-    expect([res.statusCode, res.json().code], res.body).toEqual([409, 'cheque_already_used'])
+    expect([res.statusCode, res.json().code], res.body).toEqual([409, 'cheque_used'])
   })
 
   it('a high-s twin is never a second payment: refused, or read as the same cheque', async () => {
@@ -117,7 +117,7 @@ describe('a used cheque, however its signature is written, pays no second public
     const highS = concat([sig.r, toBeHex(N - BigInt(sig.s), 32), toBeHex(sig.v === 27 ? 28 : 27, 1)])
     const res = await publishNewItem(collection, { ...used, signature: highS })
     expect(res.statusCode, res.body).not.toBe(204)
-    expect(['invalid_cheque', 'cheque_already_used']).toContain(res.json().code)
+    expect(['invalid_cheque', 'cheque_used']).toContain(res.json().code)
   })
 
   it('stores the signature in the one form the registry checks, with the digest', async () => {
@@ -165,7 +165,7 @@ describe('concurrent publications with two spellings of one cheque', () => {
       statuses.filter((s) => s === 204),
       JSON.stringify(statuses),
     ).toHaveLength(1)
-    for (const a of answers.filter((a) => a.statusCode !== 204)) refusal(a, 409, 'cheque_already_used')
+    for (const a of answers.filter((a) => a.statusCode !== 204)) refusal(a, 409, 'cheque_used')
     const [stored] = await h.db.sql<{ n: number }[]>`
       select count(*)::int as n from slot_usage_cheques where lower(salt) = ${cheque.salt}`
     expect(stored!.n).toBe(1)

@@ -311,13 +311,9 @@ describe('third-party collections: publish with a cheque, then approval data', (
     })
   })
 
-  it('refuses a cheque that was already used (409 cheque_already_used)', async () => {
+  it('refuses a cheque that was already used (409 cheque_used)', async () => {
     const more = [await createItem(h.app, alice, collection), await createItem(h.app, alice, collection)]
-    refusal(
-      await publish(alice, collection, { itemIds: more, cheque: firstCheque }),
-      409,
-      'cheque_already_used',
-    )
+    refusal(await publish(alice, collection, { itemIds: more, cheque: firstCheque }), 409, 'cheque_used')
   })
 
   it('refuses approval data to anybody but the committee (403), for standard collections (409), unknown ones (404)', async () => {
