@@ -152,7 +152,7 @@ export class LogRange {
   private streak = 0
   private readonly growAfter: number
 
-  constructor(private readonly options: LogRangeOptions) {
+  constructor(options: LogRangeOptions) {
     if (!Number.isSafeInteger(options.max) || options.max < 1) throw new Error('LogRange: max must be ≥ 1')
     this.width = options.max
     this.ceiling = options.max
