@@ -3,7 +3,7 @@ import { pathToFileURL } from 'node:url'
 import { createLogger, openServiceDatabase } from '@genesis/common'
 import { loadConfig } from './config.js'
 import { importPaths } from './importer/index.js'
-import { migrationsDir } from './paths.js'
+import { embeddedDir, migrationsDir } from './paths.js'
 
 export { importPaths } from './importer/index.js'
 
@@ -20,7 +20,13 @@ async function main(args: string[]) {
   // A long import is not cut by the service's query deadline; only warnings are logged around the report.
   const config = { ...loadConfig(), DB_QUERY_TIMEOUT_MS: 0 }
   const logger = createLogger('land', { LOG_LEVEL: 'warn' })
-  const db = await openServiceDatabase({ service: 'land', config, migrationsDir, logger })
+  const db = await openServiceDatabase({
+    service: 'land',
+    config,
+    migrationsDir,
+    logger,
+    embeddedDir: embeddedDir(config),
+  })
   let code = 0
   try {
     // `pnpm --filter` runs the script in the package directory; paths are meant from where pnpm was run.

@@ -77,7 +77,9 @@ describe('land_changed notifications', () => {
       }),
     )
     expect(payloads).toHaveLength(1)
-    expect(parseLandDelta(payloads[0]!)).toEqual({ delta: { parcels: ['1,0', '2,0'], estates: ['77'], assets: [] } })
+    expect(parseLandDelta(payloads[0]!)).toEqual({
+      delta: { parcels: ['1,0', '2,0'], estates: ['77'], assets: [] },
+    })
   })
 
   it('the setting ends with its transaction: the same session’s next plain write names its table', async (ctx) => {
@@ -129,7 +131,9 @@ describe('land_changed notifications', () => {
       return parseLandDelta(p)!
     })
     expect(new Set(parsed.map((p) => p.part!.token)).size).toBe(1)
-    expect(parsed.map((p) => [p.part!.index, p.part!.count])).toEqual(payloads.map((_, i) => [i, payloads.length]))
+    expect(parsed.map((p) => [p.part!.index, p.part!.count])).toEqual(
+      payloads.map((_, i) => [i, payloads.length]),
+    )
     expect({
       parcels: parsed.flatMap((p) => p.delta.parcels),
       estates: parsed.flatMap((p) => p.delta.estates),

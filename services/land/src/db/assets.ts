@@ -63,7 +63,9 @@ export async function loadAllEstates(sql: Queryable): Promise<EstateRecord[]> {
 /** The estates with these ids, in the order given (unknown ids are left out). */
 export async function loadEstatesById(sql: Queryable, ids: string[]): Promise<EstateRecord[]> {
   if (ids.length === 0) return []
-  const rows = await sql<AsRead<EstateRow>[]>`select ${estateColumns(sql)} from estates where id = any(${ids}::text[])`
+  const rows = await sql<
+    AsRead<EstateRow>[]
+  >`select ${estateColumns(sql)} from estates where id = any(${ids}::text[])`
   const byId = new Map((await withParcels(sql, rows, false)).map((e) => [e.id, e]))
   return ids.flatMap((id) => byId.get(id) ?? [])
 }

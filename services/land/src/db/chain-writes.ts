@@ -1,6 +1,6 @@
 import type { Queryable } from '@genesis/common'
-import type { LandChanges } from './land-changes.js'
 import type { AssetType } from '../domain/constants.js'
+import type { LandChanges } from './land-changes.js'
 import type { EstateRow, ParcelRecord, PublicationRecord } from './rows.js'
 import { chunks } from './writes.js'
 

@@ -90,7 +90,6 @@ export const parcelColumns = (sql: Queryable) => sql`
   x, y, owner, district_id::text as district_id, estate_id, data_version, name, description, ipns,
   auction_price, auction_owner, last_transferred_at`
 
-
 /** bigint columns come back as numbers (all of them are far below 2^53). */
 export const publicationColumns = (sql: Queryable) => sql`
   tx_hash, tx_status, owner, price, status, buyer, contract_id, block_number::float8 as block_number,

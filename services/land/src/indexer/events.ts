@@ -192,7 +192,8 @@ export function decodeLogs(
 ): DecodedBatch {
   const sorted = [...logs].sort(
     (a, b) =>
-      Number(BigInt(a.blockNumber) - BigInt(b.blockNumber)) || Number(BigInt(a.logIndex) - BigInt(b.logIndex)),
+      Number(BigInt(a.blockNumber) - BigInt(b.blockNumber)) ||
+      Number(BigInt(a.logIndex) - BigInt(b.logIndex)),
   )
   const events: Located[] = []
   let undecodable = 0

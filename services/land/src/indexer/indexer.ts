@@ -250,14 +250,21 @@ export class ChainIndexer {
           topics: [Object.values(TOPICS)],
         }),
       (range, err) =>
-        logger.info({ range, err: String(err) }, 'land indexer: provider refused the range or timed out, narrowing'),
+        logger.info(
+          { range, err: String(err) },
+          'land indexer: provider refused the range or timed out, narrowing',
+        ),
     )
     const headers = await this.headers([...logs.map((log) => BigInt(log.blockNumber)), to])
     return { from, to, logs: logs.length, headers, ...decodeLogs(logs, headers, contracts) }
   }
 
   /** The batch, its blocks' hashes and the cursor, in one transaction; why each skipped event was skipped. */
-  private async commit(lease: WriterLease, batch: ChainBatch, head: bigint): Promise<Map<SkipReason, number>> {
+  private async commit(
+    lease: WriterLease,
+    batch: ChainBatch,
+    head: bigint,
+  ): Promise<Map<SkipReason, number>> {
     const floor = head - BigInt(this.options.confirmations)
     const skipped = new Map<SkipReason, number>()
     const skip = (reason: SkipReason, count = 1) => skipped.set(reason, (skipped.get(reason) ?? 0) + count)
@@ -273,7 +280,11 @@ export class ChainIndexer {
         undoable: b.number > floor,
       }))
       await rememberBlocks(tx, blocks)
-      await writeCursor(tx, { number: batch.to, hash: last.hash, time: new Date(last.timestamp * 1000) }, batch.to === head)
+      await writeCursor(
+        tx,
+        { number: batch.to, hash: last.hash, time: new Date(last.timestamp * 1000) },
+        batch.to === head,
+      )
       await pruneBelow(tx, floor + 1n)
       return readCursor(tx)
     })
@@ -284,7 +295,10 @@ export class ChainIndexer {
    * A transaction on the lease. What it writes to the land tables is named in `land_changed` notifications
    * sent at its commit, so that every replica's grid re-reads only those rows (and onChange is told).
    */
-  private async write<T>(lease: WriterLease, work: (tx: Queryable, changes: LandChanges) => Promise<T>): Promise<T> {
+  private async write<T>(
+    lease: WriterLease,
+    work: (tx: Queryable, changes: LandChanges) => Promise<T>,
+  ): Promise<T> {
     const changes = new LandChanges()
     const result = await lease.transaction(async (tx) => {
       await changes.begin(tx)
@@ -353,9 +367,15 @@ export class ChainIndexer {
     const node = await nodeChain(this.rpc, this.options.contracts)
     const stored = await readChainIdentity(lease.sql)
     const cursor = stored ? null : await readCursor(lease.sql)
-    const cursorOnChain = cursor ? (await this.rpc.block(cursor.blockNumber))?.hash === cursor.blockHash : null
+    const cursorOnChain = cursor
+      ? (await this.rpc.block(cursor.blockNumber))?.hash === cursor.blockHash
+      : null
     const holdsData = !stored && !cursor ? await holdsChainData(lease.sql) : false
-    const verdict = judgeStore({ stored, cursorOnChain, holdsData }, node, isDevelopmentChain(node, developmentChain))
+    const verdict = judgeStore(
+      { stored, cursorOnChain, holdsData },
+      node,
+      isDevelopmentChain(node, developmentChain),
+    )
     switch (verdict.action) {
       case 'go':
         return false

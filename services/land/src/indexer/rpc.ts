@@ -133,7 +133,12 @@ export class Rpc {
     return out
   }
 
-  logs(filter: { fromBlock: bigint; toBlock: bigint; address: string[]; topics: string[][] }): Promise<RpcLog[]> {
+  logs(filter: {
+    fromBlock: bigint
+    toBlock: bigint
+    address: string[]
+    topics: string[][]
+  }): Promise<RpcLog[]> {
     return this.call<RpcLog[]>('eth_getLogs', [
       {
         fromBlock: hex(filter.fromBlock),

@@ -1,5 +1,5 @@
 import type { TestDatabase } from '@genesis/common/testing'
-import { startTcpProxy } from '@genesis/common/testing'
+import { providerRefusals, startRpcProxy, startTcpProxy } from '@genesis/common/testing'
 import { chainTestsSkipReason } from '@genesis/contracts'
 import { parseEther } from 'ethers'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
@@ -11,7 +11,6 @@ import {
   freshDatabase,
   indexedRows,
   type Replica,
-  startLimitingProxy,
   startReplica,
   startWorld,
   tokenId,
@@ -220,13 +219,16 @@ describe.skipIf(skip)('the indexer’s guarantees', () => {
         a,
       )
     }
-    const limited = await startLimitingProxy(w.anvil.url, { maxRange: 8, maxLogs: 12 })
+    const limited = await startRpcProxy(w.anvil.url, {
+      range: providerRefusals.alchemy(8),
+      answer: providerRefusals.infura(12),
+    })
     cleanup.push(() => limited.close())
     const db = await database()
     const r = await replica(db.url, chainEnv(w.d, limited.url, { LAND_MAX_BLOCK_RANGE: '1000' }))
     await caughtUp(w, r, 30_000)
-    expect(limited.refusals.range).toBeGreaterThan(0)
-    expect(limited.refusals.size).toBeGreaterThan(0)
+    expect(limited.counts.range).toBeGreaterThan(0)
+    expect(limited.counts.answer).toBeGreaterThan(0)
     await within(VISIBLE_MS * 4, async () => (await ownerOf(r, 59, 90)) === a, 'index refreshed')
     expect(await indexedRows(r.sql)).toEqual(await freshIndex(w))
   }, 120_000)
@@ -236,11 +238,7 @@ describe.skipIf(skip)('the indexer’s guarantees', () => {
     const a = w.alice.address.toLowerCase()
     for (let i = 0; i < 12; i++) await w.send(w.land, 'assignMultipleParcels', [i], [95], a)
     // wide ranges answer after 3 s, past the indexer's 500 ms timeout: only narrowing gets through
-    const slow = await startLimitingProxy(w.anvil.url, {
-      maxRange: 1_000_000,
-      maxLogs: 1_000_000,
-      slow: { range: 4, ms: 3000 },
-    })
+    const slow = await startRpcProxy(w.anvil.url, { delayMs: (span) => (span.blocks > 4 ? 3000 : 0) })
     cleanup.push(() => slow.close())
     const db = await database()
     const r = await replica(
@@ -248,7 +246,7 @@ describe.skipIf(skip)('the indexer’s guarantees', () => {
       chainEnv(w.d, slow.url, { LAND_MAX_BLOCK_RANGE: '1000', LAND_RPC_TIMEOUT_MS: '500' }),
     )
     await caughtUp(w, r, 30_000)
-    expect(slow.refusals.slow).toBeGreaterThan(0)
+    expect(slow.counts.delayed).toBeGreaterThan(0)
     expect(r.batches.every((b) => b.to - b.from < 4n)).toBe(true)
     await within(VISIBLE_MS * 4, async () => (await ownerOf(r, 11, 95)) === a, 'index refreshed')
   }, 120_000)
