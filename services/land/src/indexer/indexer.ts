@@ -156,6 +156,10 @@ export class ChainIndexer {
       }
       if (!moved && !this.stopped) await this.pause(pollMs * 2 ** Math.min(failures, 4))
     }
+    if (this.refused) {
+      await this.lease?.release()
+      this.lease = null
+    }
   }
 
   private pause(ms: number): Promise<void> {

@@ -39,8 +39,9 @@ export interface World {
   close(): Promise<void>
 }
 
-export async function startWorld(): Promise<World> {
-  const anvil = await startAnvil()
+/** `port`: a node on that port (a development node started again at the same URL). */
+export async function startWorld(options: { port?: number } = {}): Promise<World> {
+  const anvil = await startAnvil(options.port ? { port: options.port } : {})
   const provider = anvil.provider()
   const admin = anvil.devWallet(0, provider)
   const d = await deployLand(admin)
