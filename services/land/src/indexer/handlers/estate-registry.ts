@@ -1,6 +1,6 @@
 import { readLandData } from '../../domain/land-data.js'
 import { cellKey } from '../store.js'
-import { type EventOf, type Handler, holder, isoTime, parcelKey } from './handler.js'
+import { type EventOf, type Handler, holder, isoTime, parcelKey, type RowKeys } from './handler.js'
 
 /**
  * Estate `Transfer`: the estate's owner (the row is made on the mint, before its `CreateEstate`), and the
@@ -70,12 +70,15 @@ export const EstateUpdate: Handler<EventOf<'EstateUpdate'>> = {
   },
 }
 
+/** AddLand and RemoveLand name the parcel and the estate. */
+const parcelAndEstate = (event: { tokenId: bigint; estateId: bigint }, want: RowKeys) => {
+  want.parcel(event.tokenId)
+  want.estate(event.estateId)
+}
+
 /** `AddLand`: the parcel joins the estate and shows its owner. */
 export const AddLand: Handler<EventOf<'AddLand'>> = {
-  keys(event, want) {
-    want.parcel(event.tokenId)
-    want.estate(event.estateId)
-  },
+  keys: parcelAndEstate,
   apply(event, ctx) {
     const key = parcelKey(event.tokenId)
     if (!key) return 'token_outside_grid'
@@ -89,10 +92,7 @@ export const AddLand: Handler<EventOf<'AddLand'>> = {
 
 /** `RemoveLand`: the parcel leaves the estate for the destinatary. */
 export const RemoveLand: Handler<EventOf<'RemoveLand'>> = {
-  keys(event, want) {
-    want.parcel(event.tokenId)
-    want.estate(event.estateId)
-  },
+  keys: parcelAndEstate,
   apply(event, ctx) {
     const key = parcelKey(event.tokenId)
     if (!key) return 'token_outside_grid'
