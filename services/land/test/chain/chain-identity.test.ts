@@ -9,40 +9,14 @@ import { chainTestsSkipReason } from '@genesis/contracts'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { Parcel } from '../../src/schemas/resources.js'
 import { seed } from '../../src/seed.js'
-import {
-  chainEnv,
-  cursorBlock,
-  freshDatabase,
-  indexedRows,
-  type Replica,
-  startReplica,
-  startWorld,
-  type World,
-  within,
-} from './helpers.js'
+import { chainEnv, cursorBlock, indexedRows, perTest, type Replica, type World, within } from './helpers.js'
 
 const skip = chainTestsSkipReason()
 const packageRoot = join(import.meta.dirname, '../..')
 
-const cleanup: Array<() => Promise<unknown>> = []
-afterEach(async () => {
-  for (const close of cleanup.splice(0).reverse()) await close().catch(() => {})
-})
-async function world(port?: number): Promise<World> {
-  const w = await startWorld(port ? { port } : {})
-  cleanup.push(() => w.close())
-  return w
-}
-async function database() {
-  const db = await freshDatabase()
-  cleanup.push(() => db.drop())
-  return db
-}
-async function replica(url: string, env: Record<string, string>): Promise<Replica> {
-  const r = await startReplica(url, env)
-  cleanup.push(() => r.close())
-  return r
-}
+const t = perTest()
+afterEach(() => t.closeAll())
+const { world, database, replica } = t
 const ownerOf = async (r: Replica, x: number, y: number) =>
   (await r.get<Parcel>(`/parcels/${x}/${y}`)).body.data.owner
 const genesisOf = async (sql: Sql) =>
@@ -81,7 +55,7 @@ describe.skipIf(skip)('one chain per database', () => {
 
     // `pnpm chain` again: a new node on the same port, the same contracts at the same addresses
     await first.close()
-    const second = await world(port)
+    const second = await world({ port })
     expect(second.d.landRegistry).toBe(first.d.landRegistry)
     const b = second.bob.address.toLowerCase()
     await second.send(second.land, 'assignMultipleParcels', [5], [20], b)
@@ -110,7 +84,7 @@ describe.skipIf(skip)('one chain per database', () => {
     await within(20_000, async () => (await ownerOf(r, 0, 21)) === a, 'first chain indexed')
 
     await first.close()
-    const second = await world(port)
+    const second = await world({ port })
     const b = second.bob.address.toLowerCase()
     await second.send(second.land, 'assignMultipleParcels', [6], [21], b)
     await within(30_000, async () => r.indexer.refused !== null, 'refused')

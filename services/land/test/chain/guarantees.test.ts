@@ -1,4 +1,3 @@
-import type { TestDatabase } from '@genesis/common/testing'
 import { providerRefusals, startRpcProxy, startTcpProxy } from '@genesis/common/testing'
 import { chainTestsSkipReason } from '@genesis/contracts'
 import { parseEther } from 'ethers'
@@ -10,9 +9,9 @@ import {
   cursorBlock,
   freshDatabase,
   indexedRows,
+  perTest,
   type Replica,
   startReplica,
-  startWorld,
   tokenId,
   type World,
   within,
@@ -22,26 +21,9 @@ const skip = chainTestsSkipReason()
 const VISIBLE_MS = Number(process.env.CHAIN_VISIBLE_MS ?? 2000)
 
 /** Things to close after each test, newest first. */
-const cleanup: Array<() => Promise<unknown>> = []
-afterEach(async () => {
-  for (const close of cleanup.splice(0).reverse()) await close().catch(() => {})
-})
-
-async function world(): Promise<World> {
-  const w = await startWorld()
-  cleanup.push(() => w.close())
-  return w
-}
-async function database(): Promise<TestDatabase> {
-  const db = await freshDatabase()
-  cleanup.push(() => db.drop())
-  return db
-}
-async function replica(dbUrl: string, env: Record<string, string>): Promise<Replica> {
-  const r = await startReplica(dbUrl, env)
-  cleanup.push(() => r.close())
-  return r
-}
+const t = perTest()
+afterEach(() => t.closeAll())
+const { world, database, replica } = t
 const head = async (w: World) => (await w.provider.getBlock('latest'))!.number
 const caughtUp = async (w: World, r: Replica, ms = 20_000) => {
   const target = await head(w)
@@ -65,7 +47,7 @@ async function freshIndex(w: World) {
 
 describe.skipIf(skip)('the indexer’s guarantees', () => {
   afterAll(async () => {
-    for (const close of cleanup.splice(0).reverse()) await close().catch(() => {})
+    await t.closeAll()
   })
 
   it('undoes a reorganisation that removes a transfer and an order, to equal a fresh index', async () => {
@@ -135,7 +117,7 @@ describe.skipIf(skip)('the indexer’s guarantees', () => {
     const db = await database()
     const env = chainEnv(w.d, w.anvil.url, { LAND_MAX_BLOCK_RANGE: '4' })
     const first = await startReplica(db.url, env)
-    cleanup.push(() => first.close())
+    t.defer(() => first.close())
     await within(20_000, async () => first.batches.length >= 2, 'two batches')
     await first.close()
     const stoppedAt = (await cursorBlock(db.sql))!
@@ -185,7 +167,7 @@ describe.skipIf(skip)('the indexer’s guarantees', () => {
     const b = w.bob.address.toLowerCase()
     await w.send(w.land, 'assignMultipleParcels', [0, 1], [80, 80], a)
     const proxy = await startTcpProxy({ host: '127.0.0.1', port: w.anvil.port })
-    cleanup.push(() => proxy.close())
+    t.defer(() => proxy.close())
     const db = await database()
     const r = await replica(db.url, chainEnv(w.d, proxy.via(w.anvil.url)))
     await caughtUp(w, r)
@@ -223,7 +205,7 @@ describe.skipIf(skip)('the indexer’s guarantees', () => {
       range: providerRefusals.alchemy(8),
       answer: providerRefusals.infura(12),
     })
-    cleanup.push(() => limited.close())
+    t.defer(() => limited.close())
     const db = await database()
     const r = await replica(db.url, chainEnv(w.d, limited.url, { LAND_MAX_BLOCK_RANGE: '1000' }))
     await caughtUp(w, r, 30_000)
@@ -239,7 +221,7 @@ describe.skipIf(skip)('the indexer’s guarantees', () => {
     for (let i = 0; i < 12; i++) await w.send(w.land, 'assignMultipleParcels', [i], [95], a)
     // wide ranges answer after 3 s, past the indexer's 500 ms timeout: only narrowing gets through
     const slow = await startRpcProxy(w.anvil.url, { delayMs: (span) => (span.blocks > 4 ? 3000 : 0) })
-    cleanup.push(() => slow.close())
+    t.defer(() => slow.close())
     const db = await database()
     const r = await replica(
       db.url,

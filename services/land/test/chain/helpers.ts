@@ -199,3 +199,35 @@ export async function cursorBlock(sql: Sql): Promise<number | null> {
   const [row] = await sql<Array<{ n: string }>>`select block_number::text as n from land_chain_cursor`
   return row ? Number(row.n) : null
 }
+
+/**
+ * What a test opens (nodes, databases, replicas, proxies), closed after it, newest first: call `closeAll`
+ * in `afterEach`.
+ */
+export function perTest() {
+  const open: Array<() => Promise<unknown>> = []
+  return {
+    /** Closes `close` with the rest. */
+    defer(close: () => Promise<unknown>) {
+      open.push(close)
+    },
+    async world(options: { port?: number } = {}): Promise<World> {
+      const w = await startWorld(options)
+      open.push(() => w.close())
+      return w
+    },
+    async database(): Promise<TestDatabase> {
+      const db = await freshDatabase()
+      open.push(() => db.drop())
+      return db
+    },
+    async replica(dbUrl: string, env: Record<string, string>): Promise<Replica> {
+      const r = await startReplica(dbUrl, env)
+      open.push(() => r.close())
+      return r
+    },
+    async closeAll() {
+      for (const close of open.splice(0).reverse()) await close().catch(() => {})
+    },
+  }
+}
