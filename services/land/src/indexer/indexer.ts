@@ -68,7 +68,6 @@ export interface BatchReport {
 
 /** A batch read from the chain: its logs decoded, and the headers of their blocks and of its last block. */
 interface ChainBatch extends DecodedBatch {
-  from: bigint
   to: bigint
   logs: number
   headers: Map<bigint, RpcBlock>
@@ -260,7 +259,7 @@ export class ChainIndexer {
         ),
     )
     const headers = await this.headers([...logs.map((log) => BigInt(log.blockNumber)), to])
-    return { from, to, logs: logs.length, headers, ...decodeLogs(logs, headers, contracts) }
+    return { to, logs: logs.length, headers, ...decodeLogs(logs, headers, contracts) }
   }
 
   /** The batch, its blocks' hashes and the cursor, in one transaction; why each skipped event was skipped. */
@@ -362,7 +361,7 @@ export class ChainIndexer {
   }
 
   /**
-   * Checks that the database holds this chain's data (land/src/README: one chain per database): records
+   * Checks that the database holds this chain's data (README, "One chain per database"): records
    * the chain the first time, empties the data of another chain on a development chain (true: it did), and
    * refuses anything else (ChainRefused).
    */
