@@ -1,6 +1,8 @@
 export * from './auth/native-crypto.js'
 export * from './auth/signed-fetch.js'
+export * from './chain/log-range.js'
 export * from './config.js'
+export * from './db/create-database.js'
 export * from './db/data-dir.js'
 export * from './db/database.js'
 export {
