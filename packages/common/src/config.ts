@@ -25,6 +25,8 @@ export function baseConfigSchema(service: { service: string; port: number }) {
     AUTH_MAX_AGE_S: Type.Integer({ minimum: 1, default: 300 }),
     AUTH_RPC_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
     BODY_LIMIT: Type.Integer({ minimum: 1024, default: 1_048_576 }),
+    /** How deep a JSON body may nest objects and arrays (refused 400 before parsing past it). */
+    BODY_MAX_DEPTH: Type.Integer({ minimum: 1, maximum: 1000, default: 32 }),
     RATE_LIMIT_MAX: Type.Integer({ minimum: 0, default: 0 }),
     /** Behind the gateway: take the client IP from X-Forwarded-For (rate limit, logs). */
     TRUST_PROXY: Type.Boolean({ default: false }),

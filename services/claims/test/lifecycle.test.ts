@@ -317,5 +317,16 @@ describe('status lifecycle', () => {
       expect(response.json()).toMatchObject({ ok: false, code: 'bad_request' })
       expect(response.json().error).toMatch(message)
     })
+
+    it('a body larger than a report can hold: 413', async () => {
+      const { claim } = await newClaim()
+      const padded = { transaction_hash: txHash(), note: 'x'.repeat(1024) }
+      for (const response of [
+        await ownerPatch(alice, claim.id, padded),
+        await adminPatch(claim.id, padded),
+      ]) {
+        expect([response.statusCode, response.json().code]).toEqual([413, 'payload_too_large'])
+      }
+    })
   })
 })

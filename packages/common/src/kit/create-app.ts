@@ -23,6 +23,7 @@ import { TooManyRequestsError } from '../errors.js'
 import { installCors } from './cors.js'
 import { answerNodeRefusals, clientErrorHandler, installErrorHandling, sendError } from './error-handler.js'
 import { installHealth } from './health.js'
+import { DEFAULT_BODY_MAX_DEPTH, installJsonBody } from './json-body.js'
 import { lazyChildLoggerFactory } from './lazy-logger.js'
 import { installMetrics } from './metrics.js'
 import { QuietProbesLogController } from './request-log.js'
@@ -57,6 +58,8 @@ export interface CreateAppOptions {
   /** `*` or a comma-separated list of origins. */
   corsOrigins?: string
   bodyLimit?: number
+  /** How deep a JSON body may nest objects and arrays; deeper is 400 before it is parsed. */
+  bodyMaxDepth?: number
   /** Requests per minute per client IP; 0 turns the limit off. */
   rateLimitMax?: number
   authMaxAgeS?: number
@@ -81,6 +84,7 @@ const ALLOWED_HEADERS = [
 export const appOptionsFromConfig = (config: BaseConfig) => ({
   corsOrigins: config.CORS_ORIGINS,
   bodyLimit: config.BODY_LIMIT,
+  bodyMaxDepth: config.BODY_MAX_DEPTH,
   rateLimitMax: config.RATE_LIMIT_MAX,
   authMaxAgeS: config.AUTH_MAX_AGE_S,
   authRpcUrl: config.AUTH_RPC_URL,
@@ -120,6 +124,7 @@ export async function createApp(input: CreateAppOptions): Promise<App> {
   })
   installErrorHandling(app)
   installValidation(app)
+  installJsonBody(app, options.bodyMaxDepth ?? DEFAULT_BODY_MAX_DEPTH)
 
   const corsHeaders = installCors(app, {
     origins: options.corsOrigins ?? '*',

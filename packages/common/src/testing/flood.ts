@@ -1,0 +1,274 @@
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { Agent, request as httpRequest } from 'node:http'
+
+/** One request of a flood, built before the flood starts so that the client spends no CPU meanwhile. */
+export interface FloodRequest {
+  method: string
+  /** Path and query, e.g. `/api/claim-transactions?limit=100`. */
+  path: string
+  headers?: Record<string, string>
+  body?: string | Buffer
+}
+
+export interface FloodAnswer {
+  status: number
+  /** The envelope's `code`, when the answer is an error envelope. */
+  code: string | undefined
+  retryAfter: string | undefined
+  bytes: number
+}
+
+export interface FloodOptions {
+  baseUrl: string
+  /** Every request of the flood; `concurrency` of them are in flight at any time. */
+  requests: FloodRequest[]
+  /** Requests in flight at once (default: all of them). */
+  concurrency?: number
+  /** The process whose resident memory is sampled: the service's (default: this process). */
+  pid?: number
+  /** Polled one probe after another while the flood lasts (default `/health/live`). */
+  livenessPath?: string
+  /** Pause between two liveness probes and between two RSS samples (default 50 ms). */
+  pollMs?: number
+  /** A request or probe that takes longer fails the flood (default 25 s). */
+  requestTimeoutMs?: number
+}
+
+export interface FloodResult {
+  answers: FloodAnswer[]
+  /** How many answers had each status, e.g. `{ 401: 40, 503: 20 }`. */
+  statuses: Record<number, number>
+  /** The slowest liveness probe, from sending it to its whole answer. */
+  maxLivenessMs: number
+  livenessProbes: number
+  /** Statuses of the liveness probes other than 200, if any. */
+  livenessFailures: number[]
+  /** The sampled process's highest resident memory during the flood, and before it. */
+  peakRssBytes: number
+  rssBeforeBytes: number
+  durationMs: number
+}
+
+/** Resident memory of a process: /proc on Linux, `ps` elsewhere. */
+export function residentBytes(pid: number = process.pid): number {
+  if (pid === process.pid) return process.memoryUsage.rss()
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+    const kb = /VmRSS:\s+(\d+) kB/.exec(status)?.[1]
+    if (kb) return Number(kb) * 1024
+  } catch {
+    // not Linux: ask ps
+  }
+  return Number(execFileSync('ps', ['-o', 'rss=', '-p', String(pid)], { encoding: 'utf8' }).trim()) * 1024
+}
+
+function send(
+  agent: Agent,
+  url: URL,
+  request: FloodRequest,
+  timeoutMs: number,
+): Promise<FloodAnswer & { ms: number }> {
+  const started = performance.now()
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      {
+        agent,
+        host: url.hostname,
+        port: url.port,
+        method: request.method,
+        path: request.path,
+        headers: {
+          ...(request.body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...request.headers,
+        },
+        timeout: timeoutMs,
+      },
+      (res) => {
+        const chunks: Buffer[] = []
+        res.on('data', (chunk: Buffer) => chunks.push(chunk))
+        res.on('error', reject)
+        res.on('end', () => {
+          const text = Buffer.concat(chunks)
+          let code: string | undefined
+          try {
+            const envelope = JSON.parse(text.toString('utf8')) as { ok?: boolean; code?: string }
+            if (envelope.ok === false) code = envelope.code
+          } catch {
+            // not JSON: no code
+          }
+          const retryAfter = res.headers['retry-after']
+          resolve({
+            status: res.statusCode ?? 0,
+            code,
+            retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
+            bytes: text.length,
+            ms: performance.now() - started,
+          })
+        })
+      },
+    )
+    req.on('timeout', () =>
+      req.destroy(new Error(`${request.method} ${request.path}: no answer in ${timeoutMs} ms`)),
+    )
+    req.on('error', reject)
+    req.end(request.body)
+  })
+}
+
+/**
+ * Sends `requests` to a running service, `concurrency` at a time, each on a connection of its own, while
+ * a separate connection asks `/health/live` one probe after another and the service's resident memory is
+ * sampled. Resolves when every request and the last probe are answered: what each request answered, the
+ * slowest probe and the highest RSS. For flood tests: the service should answer all (its refusals
+ * included) while staying live and within its memory limit.
+ */
+export async function flood(options: FloodOptions): Promise<FloodResult> {
+  const url = new URL(options.baseUrl)
+  const concurrency = options.concurrency ?? options.requests.length
+  const pollMs = options.pollMs ?? 50
+  const timeoutMs = options.requestTimeoutMs ?? 25_000
+  const pid = options.pid ?? process.pid
+  const floodAgent = new Agent({ keepAlive: true, maxSockets: concurrency })
+  const probeAgent = new Agent({ keepAlive: true, maxSockets: 1 })
+  const probe: FloodRequest = { method: 'GET', path: options.livenessPath ?? '/health/live' }
+  const rssBeforeBytes = residentBytes(pid)
+  let peakRssBytes = rssBeforeBytes
+  let maxLivenessMs = 0
+  let livenessProbes = 0
+  const livenessFailures: number[] = []
+  const sample = setInterval(() => {
+    peakRssBytes = Math.max(peakRssBytes, residentBytes(pid))
+  }, pollMs)
+  const started = performance.now()
+  let done = false
+  const askLiveness = async () => {
+    const answer = await send(probeAgent, url, probe, timeoutMs)
+    livenessProbes++
+    maxLivenessMs = Math.max(maxLivenessMs, answer.ms)
+    if (answer.status !== 200) livenessFailures.push(answer.status)
+  }
+  const liveness = (async () => {
+    while (!done) {
+      await askLiveness()
+      await new Promise((resolve) => setTimeout(resolve, pollMs))
+    }
+  })()
+  try {
+    const answers: FloodAnswer[] = new Array(options.requests.length)
+    let next = 0
+    const worker = async () => {
+      while (next < options.requests.length) {
+        const i = next++
+        const { ms: _, ...answer } = await send(floodAgent, url, options.requests[i]!, timeoutMs)
+        answers[i] = answer
+      }
+    }
+    await Promise.all(Array.from({ length: Math.min(concurrency, options.requests.length) }, worker))
+    done = true
+    await liveness
+    // and once more, after the flood: still live
+    await askLiveness()
+    peakRssBytes = Math.max(peakRssBytes, residentBytes(pid))
+    const statuses: Record<number, number> = {}
+    for (const answer of answers) statuses[answer.status] = (statuses[answer.status] ?? 0) + 1
+    return {
+      answers,
+      statuses,
+      maxLivenessMs,
+      livenessProbes,
+      livenessFailures,
+      peakRssBytes,
+      rssBeforeBytes,
+      durationMs: performance.now() - started,
+    }
+  } finally {
+    done = true
+    clearInterval(sample)
+    floodAgent.destroy()
+    probeAgent.destroy()
+  }
+}
+
+export interface ServiceProcess {
+  baseUrl: string
+  pid: number
+  child: ChildProcess
+  /** The JSON log lines the process wrote so far. */
+  lines: Record<string, unknown>[]
+  /** SIGTERM, and the exit code once it exited. */
+  stop(): Promise<number | null>
+}
+
+/**
+ * Starts a service's entry (`src/server.ts` through tsx, as `pnpm dev` runs it) as a process of its own,
+ * listening on an ephemeral loopback port, and resolves once it logged `listening`.
+ */
+export function startServiceProcess(options: {
+  /** The service's package directory. */
+  cwd: string
+  entry?: string
+  env: Record<string, string>
+  /** Node's flags before the entry (default: the tsx loader). */
+  nodeArgs?: string[]
+  startTimeoutMs?: number
+}): Promise<ServiceProcess> {
+  const child = spawn(
+    process.execPath,
+    [...(options.nodeArgs ?? ['--import', 'tsx']), options.entry ?? 'src/server.ts'],
+    {
+      cwd: options.cwd,
+      env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  )
+  const lines: Record<string, unknown>[] = []
+  let stderr = ''
+  child.stderr!.on('data', (chunk) => {
+    stderr += chunk
+  })
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM')
+    return exited
+  }
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL')
+      reject(new Error(`the service did not start within ${options.startTimeoutMs ?? 30_000} ms: ${stderr}`))
+    }, options.startTimeoutMs ?? 30_000)
+    let buffered = ''
+    child.stdout!.on('data', (chunk) => {
+      buffered += chunk
+      const parts = buffered.split('\n')
+      buffered = parts.pop() ?? ''
+      for (const part of parts) {
+        let line: Record<string, unknown>
+        try {
+          line = JSON.parse(part) as Record<string, unknown>
+        } catch {
+          continue
+        }
+        lines.push(line)
+        if (line.msg === 'listening' && typeof line.address === 'string') {
+          clearTimeout(timer)
+          resolve({ baseUrl: line.address, pid: child.pid!, child, lines, stop })
+        }
+      }
+    })
+    void exited.then((code) => {
+      clearTimeout(timer)
+      reject(new Error(`the service exited with ${code} before listening: ${stderr}`))
+    })
+  })
+}
+
+/** The memory limit of a container in a Kubernetes manifest (`limits: { …, memory: 384Mi }`), in bytes. */
+export function manifestMemoryLimit(manifest: string, container: string): number {
+  const start = manifest.search(new RegExp(`- name: ${container}\\s*\\n`))
+  if (start === -1) throw new Error(`no container ${container} in the manifest`)
+  const limits = /limits:\s*\{[^}]*memory:\s*"?(\d+)(Ki|Mi|Gi)"?/.exec(manifest.slice(start))
+  if (!limits) throw new Error(`no memory limit for ${container}`)
+  const unit = { Ki: 1024, Mi: 1024 ** 2, Gi: 1024 ** 3 }[limits[2] as 'Ki' | 'Mi' | 'Gi']
+  return Number(limits[1]) * unit
+}
