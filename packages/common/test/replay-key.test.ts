@@ -160,6 +160,40 @@ describe('the replay key', () => {
     })
   }
 
+  it('tells two sessions of one owner apart, though they send the same request line', async () => {
+    // the signing key is in the key: two ephemeral keys of one owner, one millisecond, one path, no
+    // metadata, are two requests (a signature key would say so too: their signatures differ)
+    const now = Date.now()
+    const url = '/v1/things/4'
+    const one = signedHeaders(await createIdentity(alice.wallet), 'POST', url, { timestamp: now })
+    const other = signedHeaders(await createIdentity(alice.wallet), 'POST', url, { timestamp: now })
+    expect(await keyOf(url, one, now)).not.toBe(await keyOf(url, other, now))
+  })
+
+  it('is one for an owner-signed chain (no ephemeral key) whatever the spelling of its owner', async () => {
+    const now = Date.now()
+    const url = '/v1/things/5'
+    const payload = `post:${url}:${now}:{}`
+    const headers = (owner: string) => ({
+      'x-identity-timestamp': String(now),
+      'x-identity-metadata': '{}',
+      'x-identity-auth-chain-0': JSON.stringify({ type: 'SIGNER', payload: owner, signature: '' }),
+      'x-identity-auth-chain-1': JSON.stringify({
+        type: 'ECDSA_SIGNED_ENTITY',
+        payload,
+        signature: alice.wallet.signMessageSync(payload),
+      }),
+    })
+    const key = await keyOf(url, headers(alice.address), now)
+    for (const owner of [
+      alice.wallet.address,
+      `0x${alice.address.slice(2).toUpperCase()}`,
+      `0X${alice.address.slice(2)}`,
+    ]) {
+      expect(await keyOf(url, headers(owner), now), owner).toBe(key)
+    }
+  })
+
   it('is the same on both verification paths, whichever delegation carries the signing key', async () => {
     const signingKey = Wallet.createRandom()
     const expiration = inAnHour()

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module'
 import { type AuthChain, Authenticator, AuthLinkType, parseEphemeralPayload } from '@dcl/crypto'
+import type { Admission } from '../kit/admission.js'
 import { verifiedDelegation } from './delegation-cache.js'
 import {
   parseChain,
@@ -31,6 +32,8 @@ export interface SignedFetchOptions {
   /** Verifies contract-wallet (EIP-1654) chains; without it they are refused. */
   rpcUrl?: string | undefined
   now?: () => number
+  /** Gives each verification its turn (admission control); without it verifications run as they come. */
+  admission?: Admission | undefined
 }
 
 export interface VerifiedChain {

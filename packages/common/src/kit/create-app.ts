@@ -20,6 +20,7 @@ import {
 import type { BaseConfig } from '../config.js'
 import type { Sql } from '../db/database.js'
 import { TooManyRequestsError } from '../errors.js'
+import { type AdmissionSettings, DEFAULT_ADMISSION, installAdmission } from './admission-hooks.js'
 import { installCors } from './cors.js'
 import { answerNodeRefusals, clientErrorHandler, installErrorHandling, sendError } from './error-handler.js'
 import { installHealth } from './health.js'
@@ -64,6 +65,11 @@ export interface CreateAppOptions {
   rateLimitMax?: number
   authMaxAgeS?: number
   authRpcUrl?: string | undefined
+  /**
+   * Admission control of signature verifications and of `heavy` routes' answers (kit/admission.ts). Default:
+   * 4 of each at once, 256 waiting for at most 2 s, then 503 with Retry-After: 1.
+   */
+  admission?: AdmissionSettings
   trustProxy?: boolean
   /** The service's own readiness check (e.g. an index is built). */
   isReady?: () => boolean | Promise<boolean>
@@ -88,6 +94,12 @@ export const appOptionsFromConfig = (config: BaseConfig) => ({
   rateLimitMax: config.RATE_LIMIT_MAX,
   authMaxAgeS: config.AUTH_MAX_AGE_S,
   authRpcUrl: config.AUTH_RPC_URL,
+  admission: {
+    verifyConcurrency: config.AUTH_VERIFY_CONCURRENCY,
+    heavyConcurrency: config.HEAVY_CONCURRENCY,
+    queue: config.ADMISSION_QUEUE,
+    maxWaitMs: config.ADMISSION_WAIT_MS,
+  },
   trustProxy: config.TRUST_PROXY,
 })
 
@@ -182,6 +194,11 @@ export async function createApp(input: CreateAppOptions): Promise<App> {
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
 
   installHealth(app, { sql: options.sql, isReady: options.isReady, isClosing: () => closing })
-  installSignedFetch(app, options.sql, { maxAgeS: options.authMaxAgeS ?? 300, rpcUrl: options.authRpcUrl })
+  const { verification } = installAdmission(app, options.admission ?? DEFAULT_ADMISSION)
+  installSignedFetch(app, options.sql, {
+    maxAgeS: options.authMaxAgeS ?? 300,
+    rpcUrl: options.authRpcUrl,
+    admission: verification,
+  })
   return app
 }

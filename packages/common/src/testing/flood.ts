@@ -1,6 +1,17 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { Agent, request as httpRequest } from 'node:http'
+import { type AuthLink, AuthLinkType } from '@dcl/crypto'
+import { hashMessage } from 'ethers'
+import secp256k1 from 'secp256k1'
+import {
+  AUTH_CHAIN_HEADER_PREFIX,
+  AUTH_METADATA_HEADER,
+  AUTH_TIMESTAMP_HEADER,
+  signedFetchPayload,
+} from '../auth/headers.js'
+import { keccak256Bytes, signDigest } from '../auth/native-crypto.js'
 
 /** One request of a flood, built before the flood starts so that the client spends no CPU meanwhile. */
 export interface FloodRequest {
@@ -190,6 +201,45 @@ export async function flood(options: FloodOptions): Promise<FloodResult> {
   }
 }
 
+/**
+ * What a flood must not show, as sentences (none: it withstood it): an answer other than the expected
+ * statuses or a 503/429 with Retry-After, a liveness probe slower than `livenessMs` or not 200, a peak RSS
+ * over `peakFraction` of the memory limit, or a growth over `growthFraction` of it.
+ */
+export function floodProblems(
+  result: FloodResult,
+  options: {
+    expected: number[]
+    memoryLimitBytes: number
+    livenessMs?: number
+    peakFraction?: number
+    growthFraction?: number
+  },
+): string[] {
+  const problems: string[] = []
+  const mib = (bytes: number) => `${Math.round(bytes / 2 ** 20)} MiB`
+  for (const [status, count] of Object.entries(result.statuses)) {
+    if (!options.expected.includes(Number(status)) && status !== '503' && status !== '429')
+      problems.push(`${count} answered ${status}`)
+  }
+  const withoutRetry = result.answers.filter((a) => (a.status === 503 || a.status === 429) && !a.retryAfter)
+  if (withoutRetry.length > 0) problems.push(`${withoutRetry.length} refused without Retry-After`)
+  if (result.livenessFailures.length > 0)
+    problems.push(`/health/live answered ${result.livenessFailures.join(', ')}`)
+  const livenessMs = options.livenessMs ?? 1000
+  if (result.maxLivenessMs >= livenessMs)
+    problems.push(`/health/live took ${Math.round(result.maxLivenessMs)} ms (at most ${livenessMs})`)
+  const peak = options.memoryLimitBytes * (options.peakFraction ?? 0.85)
+  if (result.peakRssBytes >= peak)
+    problems.push(
+      `peak RSS ${mib(result.peakRssBytes)} (at most ${mib(peak)} of ${mib(options.memoryLimitBytes)})`,
+    )
+  const growth = result.peakRssBytes - result.rssBeforeBytes
+  const maxGrowth = options.memoryLimitBytes * (options.growthFraction ?? 0.3)
+  if (growth >= maxGrowth) problems.push(`the flood added ${mib(growth)} of RSS (at most ${mib(maxGrowth)})`)
+  return problems
+}
+
 export interface ServiceProcess {
   baseUrl: string
   pid: number
@@ -272,3 +322,60 @@ export function manifestMemoryLimit(manifest: string, container: string): number
   const unit = { Ki: 1024, Mi: 1024 ** 2, Gi: 1024 ** 3 }[limits[2] as 'Ki' | 'Mi' | 'Gi']
   return Number(limits[1]) * unit
 }
+
+const loginMessage = (ephemeral: string, expiration: Date) =>
+  `Decentraland Login\nEphemeral address: ${ephemeral}\nExpiration: ${expiration.toISOString()}`
+
+/**
+ * Signed-fetch headers that cost the most to refuse: a chain of `links` links (at most ten, the kit's
+ * limit) whose delegations are all genuinely signed by fresh keys, so verification recovers every one of
+ * them in @dcl/crypto, and whose request link is signed by a key nobody delegated to: 401
+ * `invalid_signature` once all the work is done. With `links: 3` it is the usual chain shape with a fresh
+ * delegation, which the delegation cache has never seen.
+ */
+export function costlyInvalidHeaders(
+  method: string,
+  path: string,
+  options: { links?: number; timestamp?: number } = {},
+): Record<string, string> {
+  const links = options.links ?? 10
+  const expiration = new Date(Date.now() + 3_600_000)
+  const keys = Array.from({ length: links - 1 }, newKey)
+  const chain: AuthLink[] = [{ type: AuthLinkType.SIGNER, payload: keys[0]!.address, signature: '' }]
+  for (let i = 1; i < keys.length; i++) {
+    const message = loginMessage(keys[i]!.address, expiration)
+    chain.push({
+      type: AuthLinkType.ECDSA_PERSONAL_EPHEMERAL,
+      payload: message,
+      signature: personalSign(message, keys[i - 1]!.privateKey),
+    })
+  }
+  const timestamp = String(options.timestamp ?? Date.now())
+  const payload = signedFetchPayload(method, path.split('?', 1)[0]!, timestamp, '{}')
+  chain.push({
+    type: AuthLinkType.ECDSA_PERSONAL_SIGNED_ENTITY,
+    payload,
+    signature: personalSign(payload, newKey().privateKey),
+  })
+  const headers: Record<string, string> = {
+    [AUTH_TIMESTAMP_HEADER]: timestamp,
+    [AUTH_METADATA_HEADER]: '{}',
+  }
+  chain.forEach((link, i) => {
+    headers[`${AUTH_CHAIN_HEADER_PREFIX}${i}`] = JSON.stringify(link)
+  })
+  return headers
+}
+
+/** A fresh key and its address, natively: a flood's hundreds of keys in milliseconds. */
+function newKey(): { privateKey: string; address: string } {
+  const privateKey = randomBytes(32)
+  const publicKey = secp256k1.publicKeyCreate(privateKey, false)
+  return {
+    privateKey: `0x${privateKey.toString('hex')}`,
+    address: `0x${keccak256Bytes(publicKey.subarray(1)).subarray(12).toString('hex')}`,
+  }
+}
+
+/** An EIP-191 personal signature (v 27/28), as a wallet makes it. */
+const personalSign = (message: string, privateKey: string) => signDigest(hashMessage(message), privateKey)

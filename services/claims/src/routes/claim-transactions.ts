@@ -75,14 +75,15 @@ export const claimTransactionRoutes: RoutePlugin<Context> = async (app, { ctx })
   app.get(
     '/claim-transactions',
     {
-      config: { auth: 'optional' },
+      // a page of 100 claims of 100 rewards is over a megabyte of JSON: one of the kit's heavy answers
+      config: { auth: 'optional', heavy: true },
       onRequest: readers,
       schema: {
         tags,
         summary: "The caller's claims, newest first",
         description: 'Signed fetch (your own), or the admin bearer token with ?user=0x….',
         querystring: ListClaimsQuery,
-        response: { 200: PagedEnvelope(ClaimTransaction), ...errorResponses(400, 401, 403) },
+        response: { 200: PagedEnvelope(ClaimTransaction), ...errorResponses(400, 401, 403, 503) },
       },
     },
     async (request) => {
