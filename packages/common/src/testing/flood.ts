@@ -5,6 +5,7 @@ import { Agent, request as httpRequest } from 'node:http'
 import { type AuthLink, AuthLinkType } from '@dcl/crypto'
 import { hashMessage } from 'ethers'
 import secp256k1 from 'secp256k1'
+import { isSeq, parseAllDocuments } from 'yaml'
 import {
   AUTH_CHAIN_HEADER_PREFIX,
   AUTH_METADATA_HEADER,
@@ -313,14 +314,37 @@ export function startServiceProcess(options: {
   })
 }
 
-/** The memory limit of a container in a Kubernetes manifest (`limits: { …, memory: 384Mi }`), in bytes. */
+/** Bytes of a Kubernetes quantity of memory: `384Mi`, `1Gi`, `512M`, `1000000`. */
+function memoryQuantity(quantity: string): number {
+  const match = /^(\d+(?:\.\d+)?)(Ki|Mi|Gi|Ti|k|M|G|T)?$/.exec(quantity.trim())
+  if (!match) throw new Error(`not a memory quantity: ${quantity}`)
+  const units: Record<string, number> = {
+    Ki: 2 ** 10,
+    Mi: 2 ** 20,
+    Gi: 2 ** 30,
+    Ti: 2 ** 40,
+    k: 1e3,
+    M: 1e6,
+    G: 1e9,
+    T: 1e12,
+  }
+  return Number(match[1]) * (match[2] ? units[match[2]]! : 1)
+}
+
+/** The memory limit of the container named `container` in a Kubernetes manifest (YAML, several documents), in bytes. */
 export function manifestMemoryLimit(manifest: string, container: string): number {
-  const start = manifest.search(new RegExp(`- name: ${container}\\s*\\n`))
-  if (start === -1) throw new Error(`no container ${container} in the manifest`)
-  const limits = /limits:\s*\{[^}]*memory:\s*"?(\d+)(Ki|Mi|Gi)"?/.exec(manifest.slice(start))
-  if (!limits) throw new Error(`no memory limit for ${container}`)
-  const unit = { Ki: 1024, Mi: 1024 ** 2, Gi: 1024 ** 3 }[limits[2] as 'Ki' | 'Mi' | 'Gi']
-  return Number(limits[1]) * unit
+  for (const document of parseAllDocuments(manifest)) {
+    const containers = document.getIn(['spec', 'template', 'spec', 'containers'], true)
+    if (!isSeq(containers)) continue
+    for (const item of containers.toJSON() as {
+      name?: string
+      resources?: { limits?: { memory?: string } }
+    }[]) {
+      const memory = item.name === container ? item.resources?.limits?.memory : undefined
+      if (memory !== undefined) return memoryQuantity(String(memory))
+    }
+  }
+  throw new Error(`no memory limit for a container ${container} in the manifest`)
 }
 
 const loginMessage = (ephemeral: string, expiration: Date) =>

@@ -158,6 +158,17 @@ export const requestVariants: Record<string, (request: SentRequest) => SentReque
   'ids in the path upper-cased': (r) => ({ ...r, url: r.url.replace(UUID, (id) => id.toUpperCase()) }),
   'a query string added': (r) => ({ ...r, url: `${r.url}${r.url.includes('?') ? '&' : '?'}respelled=1` }),
   // refused: no second spelling of these
+  'metadata re-spaced': (r) => ({
+    ...r,
+    headers: {
+      ...r.headers,
+      'x-identity-metadata': (r.headers['x-identity-metadata'] ?? '{}').replace('{', '{ '),
+    },
+  }),
+  'a path character percent-encoded': (r) => ({
+    ...r,
+    url: r.url.replace(/[a-z](?=[^/]*(?:\?|$))/i, (c) => `%${c.charCodeAt(0).toString(16)}`),
+  }),
   'timestamp zero-padded': (r) => ({
     ...r,
     headers: { ...r.headers, 'x-identity-timestamp': `0${r.headers['x-identity-timestamp']}` },
@@ -173,11 +184,13 @@ const REQUEST_REFUSALS: Record<string, [number, string]> = Object.fromEntries(
     spelling,
     spelling === 'timestamp zero-padded'
       ? [401, 'malformed']
-      : ['owner with a space', 'delegation with \\r for \\n', 'delegation with a line added'].includes(
-            spelling,
-          )
-        ? [401, 'invalid_signature']
-        : [401, 'replayed'],
+      : spelling === 'metadata re-spaced' || spelling === 'a path character percent-encoded'
+        ? [401, 'payload_mismatch']
+        : ['owner with a space', 'delegation with \\r for \\n', 'delegation with a line added'].includes(
+              spelling,
+            )
+          ? [401, 'invalid_signature']
+          : [401, 'replayed'],
   ]),
 )
 
