@@ -18,6 +18,14 @@ export { DatabaseTimeoutError, isDatabaseUnavailable } from './db/unreachable.js
 export * from './dev-secret.js'
 export * from './envelope.js'
 export * from './errors.js'
+export {
+  type Admission,
+  type AdmissionOptions,
+  type AdmissionStats,
+  createAdmission,
+  overloaded,
+} from './kit/admission.js'
+export type { AdmissionSettings } from './kit/admission-hooks.js'
 export * from './kit/create-app.js'
 export { HINT } from './kit/explain-validation.js'
 export * from './kit/logger.js'

@@ -1,4 +1,5 @@
 export * from './database.js'
+export * from './flood.js'
 export * from './fuzz.js'
 export * from './identity.js'
 export * from './outage.js'
