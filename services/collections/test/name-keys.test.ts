@@ -25,8 +25,13 @@ beforeAll(async () => {
 })
 afterAll(() => h.close())
 
-/** A fresh name with letters every lookalike below can replace ("e", "o", "m", "a", spaces). */
-const freshName = () => `Summer Hats ${randomBytes(3).toString('hex').replace(/[0-9]/g, 'x')} Drop`
+/**
+ * A fresh name with letters every lookalike below can replace ("e", "o", "m", "a", spaces). The random part
+ * spells each hex digit as its own letter (none of them a lookalike of another), so two names never share
+ * a key by chance.
+ */
+const freshName = () =>
+  `Summer Hats ${randomBytes(4).toString('hex').replace(/[0-9]/g, (d) => 'ghjkpqstvw'[Number(d)]!)} Drop`
 
 /** The spellings of `name` a reader cannot tell from it. */
 const lookalikes = (name: string): Record<string, string> => ({
