@@ -31,7 +31,9 @@ afterAll(() => h.close())
  * a key by chance.
  */
 const freshName = () =>
-  `Summer Hats ${randomBytes(4).toString('hex').replace(/[0-9]/g, (d) => 'ghjkpqstvw'[Number(d)]!)} Drop`
+  `Summer Hats ${randomBytes(4)
+    .toString('hex')
+    .replace(/[0-9]/g, (d) => 'ghjkpqstvw'[Number(d)]!)} Drop`
 
 /** The spellings of `name` a reader cannot tell from it. */
 const lookalikes = (name: string): Record<string, string> => ({
