@@ -31,6 +31,7 @@ import {
 } from '../packages/common/src/db/embedded.ts'
 import { prettyLogStream, wantsPrettyLogs } from '../packages/common/src/kit/pretty-log.ts'
 import { chainEnvFile, readChainEnv } from '../packages/contracts/src/chain-env.ts'
+import { embeddedDir as landEmbeddedDir } from '../services/land/src/paths.ts'
 import { describeProcess, listenerOf } from './port-owner.mjs'
 
 const startedAt = performance.now()
@@ -60,7 +61,11 @@ const services = [
   if (!Number.isInteger(port) || port < 1 || port > 65535) refuse(`${variable} must be a port number`)
   // An exported DATA_DIR is shared by the three: each gets its own directory under it (an embedded
   // database belongs to one process).
-  return { ...service, port, variable, dataDir: serviceDataDir(service.name, shell.DATA_DIR, root) }
+  const dataDir = serviceDataDir(service.name, shell.DATA_DIR, root)
+  // Its embedded database's directory: land keeps a chain's data apart from the demo set's.
+  const databaseDir = (given) =>
+    join(dataDir, service.name === 'land' ? landEmbeddedDir({ LAND_RPC_URL: given.LAND_RPC_URL }) : 'pglite')
+  return { ...service, port, variable, dataDir, databaseDir }
 })
 
 // ---- one `pnpm start` per data directory ----------------------------------------------------------
@@ -144,7 +149,7 @@ const portFree = (port, host) =>
   })
 
 for (const service of services) {
-  const holder = embedded ? embeddedHolder(join(service.dataDir, 'pglite')) : null
+  const holder = embedded ? embeddedHolder(service.databaseDir(env)) : null
   const busy = !(await portFree(service.port, env.HOST ?? '0.0.0.0'))
   if (holder === null && !busy) continue
   const listener = busy ? listenerOf(service.port) : null
@@ -168,12 +173,12 @@ for (const service of services) {
  * made beside its place and moved in when whole, so that an interrupted first start leaves none half made.
  */
 async function createDatabases() {
-  const missing = services.filter((s) => !hasEmbeddedCluster(join(s.dataDir, 'pglite')))
+  const missing = services.filter((s) => !hasEmbeddedCluster(s.databaseDir(env)))
   if (!embedded || missing.length === 0) return
   say(`Creating the embedded PostgreSQL of ${missing.map((s) => s.name).join(', ')} (first start only)…`)
-  const making = (service) => join(service.dataDir, 'pglite.creating')
+  const making = (service) => `${service.databaseDir(env)}.creating`
   const moveIn = (service) => {
-    const target = join(service.dataDir, 'pglite')
+    const target = service.databaseDir(env)
     rmSync(target, { recursive: true, force: true })
     renameSync(making(service), target)
   }

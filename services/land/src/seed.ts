@@ -1,8 +1,7 @@
 import { pathToFileURL } from 'node:url'
-import { createLogger, openServiceDatabase, type Sql } from '@genesis/common'
+import type { Sql } from '@genesis/common'
 import cliProgress from 'cli-progress'
-import { loadConfig } from './config.js'
-import { migrationsDir } from './paths.js'
+import { openScriptDatabase } from './data-script.js'
 import { generateGenesisCity, readSourceData } from './seed/genesis-city.js'
 import { type Progress, writeSeedSet } from './seed/write.js'
 
@@ -33,10 +32,7 @@ export async function seed(sql: Sql, options: SeedOptions = {}): Promise<SeedSum
 
 /** `pnpm --filter @genesis/land run seed`: against DATABASE_URL, or the embedded default under DATA_DIR. */
 async function main() {
-  // A long seed is not cut by the service's query deadline; only warnings are logged beside the progress bar.
-  const config = { ...loadConfig(), DB_QUERY_TIMEOUT_MS: 0 }
-  const logger = createLogger('land', { LOG_LEVEL: 'warn' })
-  const db = await openServiceDatabase({ service: 'land', config, migrationsDir, logger })
+  const db = await openScriptDatabase()
   const bar = new cliProgress.SingleBar(
     { format: 'seeding {bar} {percentage}% | {value}/{total} rows | {step}', hideCursor: true },
     cliProgress.Presets.shades_classic,

@@ -1,7 +1,7 @@
 import { cellIndex } from '../domain/geometry.js'
+import { encodeTokenId } from '../domain/token-id.js'
 import type { GridView } from '../grid/view.js'
 import type { ParcelTags } from '../schemas/resources.js'
-import { encodeTokenId } from './token-id.js'
 
 export interface MetadataAttribute {
   trait_type: string

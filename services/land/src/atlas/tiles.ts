@@ -1,7 +1,7 @@
 import { cellIndex, GRID_MAX, GRID_MIN, GRID_SIZE } from '../domain/geometry.js'
+import { encodeTokenId } from '../domain/token-id.js'
 import type { GridView } from '../grid/view.js'
 import { TILE_DISTRICT, TILE_OWNED, TILE_PLAZA, TILE_ROAD, TILE_UNOWNED } from '../render/types.js'
-import { encodeTokenId } from './token-id.js'
 
 /** Every field a tile may have, in the order they are written (atlas-server's names). */
 export const TILE_FIELDS = [

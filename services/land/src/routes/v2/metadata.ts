@@ -2,10 +2,10 @@ import { developmentDefaultsAllowed, errorResponses, type RoutePlugin } from '@g
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { atlasIndexOf } from '../../atlas/atlas-view.js'
 import { estateMetadata, parcelMetadata, type TokenMetadata } from '../../atlas/metadata.js'
-import { decodeTokenId, parseUint256 } from '../../atlas/token-id.js'
 import type { Context } from '../../context.js'
 import { ESTATE_CONTRACT, LAND_CONTRACT } from '../../domain/constants.js'
 import { GRID_MAX, GRID_MIN } from '../../domain/geometry.js'
+import { decodeTokenId, parseUint256 } from '../../domain/token-id.js'
 import {
   contractNotFound,
   invalidTokenId,
