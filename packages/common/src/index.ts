@@ -1,6 +1,7 @@
 export * from './auth/native-crypto.js'
 export * from './auth/signed-fetch.js'
 export * from './config.js'
+export * from './db/batches.js'
 export * from './db/data-dir.js'
 export * from './db/database.js'
 export {

@@ -1,6 +1,6 @@
-import { type Queryable, recordSignature, type Sql, type UsedSignature } from '@genesis/common'
+import { BATCH_SIZE, type Queryable, recordSignature, type Sql, type UsedSignature } from '@genesis/common'
 import type { ClaimTransaction } from '../schemas/claim-transaction.js'
-import type { ChainIdValue, ClaimStatus } from '../schemas/primitives.js'
+import { CHAIN_IDS, type ChainIdValue, type ClaimStatus } from '../schemas/primitives.js'
 
 /** A claim as read through claim_transactions_current: status and updated_at already account for expiry. */
 export interface ClaimRow {
@@ -155,10 +155,23 @@ export async function setClaimStatus(
   return (await findClaim(sql, id))!
 }
 
-/** Unwatched claims that expired while `claimed`: reads already show them failed; this writes it down. */
+/** Every chain id, as an array literal written into the statements that look at each chain. */
+const CHAIN_LIST = `'{${CHAIN_IDS.join(',')}}'`
+
+/**
+ * One batch of the sweeper: up to BATCH_SIZE unwatched claims that expired while `claimed`, oldest expiry
+ * first (reads already show them failed; this writes it down). Each chain's expired claims are a range of
+ * claim_transactions_unwatched; the batch merges the chains' ranges, so it reads only the rows it changes.
+ */
 export async function failExpiredUnwatched(sql: Queryable): Promise<number> {
   const result = await sql`
-    update claim_transactions set status = 'failed', updated_at = greatest(updated_at, expires_at)
-    where status = 'claimed' and not watched and expires_at <= now()`
+    update claim_transactions c set status = 'failed', updated_at = greatest(c.updated_at, c.expires_at)
+    where c.id = any(array(
+        select x.id from unnest(${sql.unsafe(CHAIN_LIST)}::text[]) as chain (id), lateral (
+          select id, expires_at from claim_transactions
+          where chain_id = chain.id and not watched and status = 'claimed' and expires_at <= now()
+          order by expires_at limit ${sql.unsafe(String(BATCH_SIZE))}) as x
+        order by x.expires_at limit ${sql.unsafe(String(BATCH_SIZE))}))
+      and c.status = 'claimed' and not c.watched and c.expires_at <= now()`
   return result.count
 }
