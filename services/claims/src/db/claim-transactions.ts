@@ -1,5 +1,6 @@
 import { BATCH_SIZE, type Queryable, recordSignature, type Sql, type UsedSignature } from '@genesis/common'
 import type { ClaimTransaction } from '../schemas/claim-transaction.js'
+import { pageTotal } from './page-total.js'
 import { CHAIN_IDS, type ChainIdValue, type ClaimStatus } from '../schemas/primitives.js'
 
 /** A claim as read through claim_transactions_current: status and updated_at already account for expiry. */
@@ -121,14 +122,16 @@ export async function listClaims(
   user: string,
   page: { limit: number; offset: number },
 ): Promise<{ rows: ClaimRow[]; total: number }> {
-  const [rows, [count]] = await Promise.all([
-    sql<ClaimRow[]>`
-      select * from claim_transactions_current where "user" = ${user}
-      order by created_at desc, id desc
-      limit ${page.limit} offset ${page.offset}`,
-    sql<{ total: number }[]>`select count(*)::int as total from claim_transactions where "user" = ${user}`,
-  ])
-  return { rows, total: count?.total ?? 0 }
+  const rows = await sql<ClaimRow[]>`
+    select * from claim_transactions_current where "user" = ${user}
+    order by created_at desc, id desc
+    limit ${page.limit} offset ${page.offset}`
+  const total = await pageTotal(rows, page, async () => {
+    const [count] = await sql<{ total: number }[]>`
+      select count(*)::int as total from claim_transactions where "user" = ${user}`
+    return count?.total ?? 0
+  })
+  return { rows, total }
 }
 
 /** The claim locked for a status change, with its status as it reads now. */
