@@ -127,13 +127,14 @@ export async function curationsOf(sql: Queryable, collectionId: string): Promise
 }
 
 /**
- * A search of the queue: pending reviews whose collection's name contains `$3`. `c.pending_review` lets
- * the planner intersect the few collections waiting for review with the name-suffix index, so a common
- * word does not visit every collection whose name contains it.
+ * A search of the queue: pending reviews whose collection's name contains `$3` (case-insensitive, as a
+ * collection search). It starts from what is pending, the few collections waiting for review
+ * (`c.pending_review`, a partial index), and looks at each one's name: a common word does not visit every
+ * collection whose name contains it.
  */
 const SEARCHED_PENDING = `select cu.id, cu.created_at from collections c
   join curations cu on cu.collection_id = c.id and cu.status = 'pending'
-  where c.pending_review and collection_name_suffixes(c.name) @@ collection_name_prefix($3)`
+  where c.pending_review and strpos(lower(c.name), lower($3)) > 0`
 
 /**
  * The committee's queue as one statement ($1 limit, $2 offset, $3 the search). Unsearched, it walks the
