@@ -86,6 +86,8 @@ async function main() {
       const started = performance.now()
       await migrate(db.sql, migrationsDir)
       if (!existed) await seedCatalogue(db.sql, volumes[label])
+      // as autovacuum leaves a database at rest (and after the migrations a reused one just took)
+      await db.sql`vacuum analyze`
       log(
         `${label} database ${name}: ${existed ? 'reused' : 'seeded'} in ${((performance.now() - started) / 1000).toFixed(1)} s ` +
           `(${JSON.stringify(volumes[label])}), load average ${loadAverage()}`,

@@ -73,6 +73,26 @@ describe('cursor paging', () => {
     }
   })
 
+  it('finds what a case-insensitive substring finds, for rare and common terms (each read its own way)', async () => {
+    for (const term of ['racer', 'RACER T', ' ', 'e', 'zzz', '7', 'er d']) {
+      for (const [who, published] of [
+        [h.committee, null],
+        [carol, true],
+      ] as const) {
+        const truth = await h.db.sql<{ id: string }[]>`
+          select id from collections
+          where strpos(lower(name), lower(${term})) > 0 and (${published}::boolean is null or is_published)
+          order by created_at desc, id`
+        for (const limit of [5, 100]) {
+          const { byPage, byCursor, total } = await bothWays(who, `q=${encodeURIComponent(term)}`, limit)
+          expect(byCursor, `${term} ${limit}`).toEqual(truth.map((r) => r.id))
+          expect(byPage).toEqual(byCursor)
+          expect(total).toBe(truth.length)
+        }
+      }
+    }
+  })
+
   it("pages a member's collections by cursor too", async () => {
     const dave = await createIdentity()
     for (let i = 0; i < 5; i++) await createCollection(h.app, dave, { name: `Dave cursor ${i}` })

@@ -7,17 +7,30 @@
 -- of matches) took tens of milliseconds. Here the range holds what a page and its exact total need
 -- (the collection, its created_at, whether it is published and standard), so a search reads the index
 -- alone. The price is size: a name of n characters is n rows.
+--
+-- `repeats`: the longest prefix of this suffix that also starts at an earlier position of the name. A
+-- name holding q twice has two suffixes starting with q; the later one has repeats >= length(q). So the
+-- rows of the range with repeats < length(q) are the collections that match, each once: counted without
+-- collecting them first.
 create table collection_name_suffixes (
   collection_id uuid not null references collections (id) on delete cascade,
   position smallint not null,
   suffix text collate "C" not null,
+  repeats smallint not null,
   created_at timestamptz not null,
   is_published boolean not null,
   is_standard boolean not null,
   primary key (collection_id, position)
 );
 create index collection_name_suffixes_search on collection_name_suffixes (suffix, created_at desc, collection_id)
-  include (is_published, is_standard);
+  include (repeats, is_published, is_standard);
+
+-- `repeats` of the suffix starting at `start` of a lower-cased name: the longest of its prefixes found
+-- before it (each length tried: if a prefix occurs earlier, so do the shorter ones).
+create function collection_name_repeats(lowered text, start int) returns smallint
+language sql immutable strict parallel safe
+return (select coalesce(max(m), 0) from generate_series(1, char_length(lowered) - start + 1) as m
+        where strpos(left(lowered, start + m - 2), substr(lowered, start, m)) > 0);
 
 -- The least string past every string that starts with `prefix`, in code point order: the range's end.
 create function collection_name_prefix_end(prefix text) returns text
@@ -42,8 +55,9 @@ $$;
 -- New collections (a statement at a time, so that a bulk insert is one insert here).
 create function collection_name_suffixes_add() returns trigger language plpgsql as $$
 begin
-  insert into collection_name_suffixes (collection_id, position, suffix, created_at, is_published, is_standard)
-  select n.id, i, substr(lower(n.name), i), n.created_at, n.is_published, n.third_party_id is null
+  insert into collection_name_suffixes (collection_id, position, suffix, repeats, created_at, is_published, is_standard)
+  select n.id, i, substr(lower(n.name), i), collection_name_repeats(lower(n.name), i), n.created_at, n.is_published,
+    n.third_party_id is null
   from new_rows n, generate_series(1, char_length(n.name)) as i;
   return null;
 end
@@ -56,8 +70,9 @@ create function collection_name_suffixes_change() returns trigger language plpgs
 begin
   if new.name is distinct from old.name or new.created_at is distinct from old.created_at then
     delete from collection_name_suffixes where collection_id = old.id;
-    insert into collection_name_suffixes (collection_id, position, suffix, created_at, is_published, is_standard)
-    select new.id, i, substr(lower(new.name), i), new.created_at, new.is_published, new.third_party_id is null
+    insert into collection_name_suffixes (collection_id, position, suffix, repeats, created_at, is_published, is_standard)
+    select new.id, i, substr(lower(new.name), i), collection_name_repeats(lower(new.name), i), new.created_at,
+      new.is_published, new.third_party_id is null
     from generate_series(1, char_length(new.name)) as i;
   else
     update collection_name_suffixes
@@ -90,8 +105,9 @@ begin
       select id, name, created_at, is_published, third_party_id from collections
       where id > last and id <= upto for share
     )
-    insert into collection_name_suffixes (collection_id, position, suffix, created_at, is_published, is_standard)
-    select b.id, i, substr(lower(b.name), i), b.created_at, b.is_published, b.third_party_id is null
+    insert into collection_name_suffixes (collection_id, position, suffix, repeats, created_at, is_published, is_standard)
+    select b.id, i, substr(lower(b.name), i), collection_name_repeats(lower(b.name), i), b.created_at,
+      b.is_published, b.third_party_id is null
     from batch b, generate_series(1, char_length(b.name)) as i
     where not exists (select 1 from collection_name_suffixes s where s.collection_id = b.id)
     on conflict (collection_id, position) do nothing;

@@ -188,30 +188,35 @@ const memberCondition = (member: string) => `c.id in (
         select id from third_parties where managers @> array[${member}]::text[]))`
 
 /**
- * The matches of a narrowed filter (a search or a member), as `(id, created_at)` rows. A search is a range
- * of collection_name_suffixes_search, the suffixes that start with q (migration 00006), read from the index
- * alone with publication and kind; a collection whose name holds q twice is there twice, hence `distinct`.
+ * The suffixes that start with q (a range of collection_name_suffixes_search), each collection once. The
+ * length is a subquery so that it is computed once, not for each row of the range.
+ */
+const suffixRange = (q: string) => [
+  `s.suffix >= lower(${q}) collate "C"`,
+  `s.suffix < collection_name_prefix_end(lower(${q})) collate "C"`,
+  `s.repeats < (select char_length(lower(${q})))`,
+]
+
+/** Publication and kind, which collection_name_suffixes keeps beside each suffix. */
+const suffixFlags = (filter: CollectionFilter) => [
+  ...(filter.isPublished === undefined ? [] : [filter.isPublished ? 's.is_published' : 'not s.is_published']),
+  ...(filter.standardOnly ? ['s.is_standard'] : []),
+]
+
+/**
+ * The matches of a narrowed filter other than a plain search (a member, or a search with a review
+ * filter), as `(id, created_at)` rows, which only an index (name suffixes, owner, managers, minters) can
+ * produce. The review state is not beside the suffixes: such a search reads each match's row.
  */
 function matchesOf(filter: CollectionFilter, statement: Statement): string {
   if (filter.q === undefined) {
     const conditions = [memberCondition(statement.param(filter.member!)), ...flagConditions(filter, 'c.')]
     return `select c.id, c.created_at from collections c where ${conditions.join(' and ')}`
   }
-  const q = statement.param(filter.q)
-  const conditions = [
-    `s.suffix >= lower(${q}) collate "C"`,
-    `s.suffix < collection_name_prefix_end(lower(${q})) collate "C"`,
-  ]
-  if (!needsCollections(filter)) {
-    if (filter.isPublished !== undefined)
-      conditions.push(filter.isPublished ? 's.is_published' : 'not s.is_published')
-    if (filter.standardOnly) conditions.push('s.is_standard')
-    return `select distinct s.collection_id as id, s.created_at from collection_name_suffixes s
-            where ${conditions.join(' and ')}`
-  }
+  const conditions = suffixRange(statement.param(filter.q))
   if (filter.member !== undefined) conditions.push(memberCondition(statement.param(filter.member)))
   conditions.push(...flagConditions(filter, 'c.'))
-  return `select distinct c.id, c.created_at from collection_name_suffixes s join collections c on c.id = s.collection_id
+  return `select c.id, c.created_at from collection_name_suffixes s join collections c on c.id = s.collection_id
           where ${conditions.join(' and ')}`
 }
 
@@ -222,22 +227,60 @@ const POSITION = `to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI
  * Rows after `after` in the order created_at desc, id (ascending for equal times). The time goes as text:
  * postgres.js would carry a timestamptz parameter through a JavaScript Date, to the millisecond.
  */
-const afterCondition = (statement: Statement, after: Position, prefix: string) => {
+const afterCondition = (statement: Statement, after: Position, createdAt: string, id: string) => {
   const at = `${statement.param(after.createdAt)}::text::timestamptz`
-  const id = statement.param(after.id)
-  return `(${prefix}created_at < ${at} or (${prefix}created_at = ${at} and ${prefix}id > ${id}::uuid))`
+  const key = `${statement.param(after.id)}::uuid`
+  return `(${createdAt} < ${at} or (${createdAt} = ${at} and ${id} > ${key}))`
+}
+
+/**
+ * A search (q, with publication and kind at most): one statement that counts the matches in the suffix
+ * index alone, then reads the page the cheaper of two ways, decided by that count (the other way's
+ * branch is cut by a one-time filter before it reads anything):
+ * - a common term (matches × matches > rows to skip and show × the collections it filters): walk
+ *   created_at newest first, looking at each name, until the page is full; the rows walked are about the
+ *   page's depth × collections / matches, whatever the number of matches;
+ * - otherwise, the newest of the matches in the suffix range, sorted.
+ * Its cost is the count's (an index-only range) plus at most the smaller of the two.
+ */
+function searchQuery(q: string, filter: CollectionFilter, page: Page, columns: string) {
+  const statement = new Statement()
+  const term = statement.param(q)
+  const range = [...suffixRange(term), ...suffixFlags(filter)].join(' and ')
+  const limit = `${statement.param(page.limit)}::int`
+  const offset = page.after ? '0' : `${statement.param(page.offset)}::int`
+  const walkAfter = page.after ? afterCondition(statement, page.after, 'c.created_at', 'c.id') : 'true'
+  const rangeAfter = page.after
+    ? afterCondition(statement, page.after, 's.created_at', 's.collection_id')
+    : 'true'
+  const walking = `(select n from total)::float8 * (select n from total) > (${limit} + ${offset})::float8 * (${keptCount(filter)})`
+  const walkFlags = flagConditions(filter, 'c.')
+  const text = `with total as materialized (
+      select count(*)::int as n from collection_name_suffixes s where ${range}
+    ), walked as materialized (
+      select c.id, c.created_at from collections c
+      where ${walking} and ${[...walkFlags, `strpos(lower(c.name), (select lower(${term}))) > 0`, walkAfter].join(' and ')}
+      order by c.created_at desc, c.id limit ${limit} offset ${offset}
+    ), ranged as materialized (
+      select s.collection_id as id, s.created_at from collection_name_suffixes s
+      where not (${walking}) and ${range} and ${rangeAfter}
+      order by s.created_at desc, s.collection_id limit ${limit} offset ${offset}
+    ), page as (select id, created_at from walked union all select id, created_at from ranged)
+    select ${columns}, ${POSITION}, (select n from total) as total from page join collections c on c.id = page.id
+    order by page.created_at desc, page.id`
+  return { text, params: statement.params }
 }
 
 /**
  * One page, newest first, each row with the number of matches (`total`) and its position (for the next
  * page's cursor). Statements are prepared once per connection and run with their generic plan
  * (plan_cache_mode=force_generic_plan, src/db/settings.ts): one round trip and no planning per call. A
- * generic plan is blind to the search term, so a search or a member's list first collects its matches in a
- * materialized CTE, which only an index (name suffixes, owner, managers, minters) can produce, counts them
- * there and reads the page's rows by key; planned freely, a generic plan would walk the whole created_at
- * index, filtering. An unnarrowed page walks that index (from the cursor's row with `after`), and its total
- * comes from `collection_counts` (kept by trigger) instead of counting the table. The figures behind both
- * choices are in BENCHMARKS.md.
+ * generic plan is blind to the search term, so a search reads its matches from the suffix index
+ * (searchQuery), and a member's list collects its matches in a materialized CTE that only an index
+ * (owner, managers, minters) can produce, counts them there and reads the page's rows by key; planned
+ * freely, a generic plan would walk the whole created_at index, filtering. An unnarrowed page walks that
+ * index (from the cursor's row with `after`), and its total comes from `collection_counts` (kept by
+ * trigger) instead of counting the table. The figures behind these choices are in BENCHMARKS.md.
  */
 export function listQuery(
   filter: CollectionFilter,
@@ -245,12 +288,13 @@ export function listQuery(
   // a collection's own fields: no list decides rights row by row, so none joins the third party's managers
   columns: string = FIELDS,
 ): { text: string; params: Parameter[] } {
+  if (filter.q !== undefined && !needsCollections(filter)) return searchQuery(filter.q, filter, page, columns)
   const statement = new Statement()
   const selected = `${columns}, ${POSITION}`
   if (isNarrowed(filter)) {
     const matched = matchesOf(filter, statement)
     const window = page.after
-      ? `where ${afterCondition(statement, page.after, '')} order by created_at desc, id limit ${statement.param(page.limit)}`
+      ? `where ${afterCondition(statement, page.after, 'created_at', 'id')} order by created_at desc, id limit ${statement.param(page.limit)}`
       : `order by created_at desc, id limit ${statement.param(page.limit)} offset ${statement.param(page.offset)}`
     const text = `with matched as materialized (${matched}),
        page as (select id, created_at, (select count(*) from matched)::int as total from matched ${window})
@@ -259,7 +303,7 @@ export function listQuery(
     return { text, params: statement.params }
   }
   const conditions = flagConditions(filter, 'c.')
-  if (page.after) conditions.push(afterCondition(statement, page.after, 'c.'))
+  if (page.after) conditions.push(afterCondition(statement, page.after, 'c.created_at', 'c.id'))
   const where = conditions.length === 0 ? '' : `where ${conditions.join(' and ')}`
   const window = page.after
     ? `limit ${statement.param(page.limit)}`
@@ -285,9 +329,13 @@ const prepared = <T extends object>(sql: Queryable, text: string, params: Parame
 /** The total when the page itself cannot tell it: past the last match. */
 async function countWhere(sql: Queryable, filter: CollectionFilter): Promise<number> {
   const statement = new Statement()
-  const text = isNarrowed(filter)
-    ? `select count(*)::int as total from (${matchesOf(filter, statement)}) as matched`
-    : `select (${keptCount(filter)}) as total`
+  const text =
+    filter.q !== undefined && !needsCollections(filter)
+      ? `select count(*)::int as total from collection_name_suffixes s
+         where ${[...suffixRange(statement.param(filter.q)), ...suffixFlags(filter)].join(' and ')}`
+      : isNarrowed(filter)
+        ? `select count(*)::int as total from (${matchesOf(filter, statement)}) as matched`
+        : `select (${keptCount(filter)}) as total`
   const [row] = await prepared<{ total: number }>(sql, text, statement.params)
   return row?.total ?? 0
 }
