@@ -79,6 +79,15 @@ export async function openScaleServer(): Promise<ScaleServer> {
       },
     })
   }
+  if (cluster) {
+    // a bench stopped by a signal takes its cluster with it
+    const stopped = cluster
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      process.once(signal, () => {
+        void stopped.destroy().finally(() => process.exit(130))
+      })
+    }
+  }
   const url =
     cluster?.url ?? given ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
   const probe = createSql(url, { max: 1 })
@@ -182,7 +191,7 @@ export function forkService(
   })
   const stop = () =>
     new Promise<void>((resolve) => {
-      if (child.exitCode !== null) return resolve()
+      if (child.exitCode !== null || child.signalCode !== null) return resolve()
       child.once('exit', () => resolve())
       child.kill('SIGTERM')
     })

@@ -16,6 +16,7 @@ import { randomBytes, randomUUID } from 'node:crypto'
 import { fileURLToPath } from 'node:url'
 import { migrate, pruneSignatures } from '@genesis/common'
 import { createIdentity, type Identity, signedHeaders } from '@genesis/common/testing'
+import autocannon from 'autocannon'
 import { Wallet } from 'ethers'
 import {
   type BenchDatabase,
@@ -85,21 +86,23 @@ interface Users {
   heavy: Identity
 }
 
+/** `count` unclaimed rewards of a user, inserted in SQL. */
+const grant = (db: BenchDatabase, user: string, count: number) =>
+  db.sql`
+    insert into rewards (id, "user", chain_id, contract, item_id, created_at, updated_at)
+    select gen_random_uuid(), ${user}, '137', ${CONTRACT}, n, now() - n * interval '1 minute', now() - n * interval '1 minute'
+    from generate_series(1, ${count}::int) as n`
+
 /** The bench's own users' rewards and claims, inserted in SQL on top of the seeded volume. */
 async function seedUsers(db: BenchDatabase, users: Users, history: number, poolPerCreator: number) {
   const { sql } = db
-  const grant = async (user: string, count: number) =>
-    sql`
-      insert into rewards (id, "user", chain_id, contract, item_id, created_at, updated_at)
-      select gen_random_uuid(), ${user}, '137', ${CONTRACT}, n, now() - n * interval '1 minute', now() - n * interval '1 minute'
-      from generate_series(1, ${count}::int) as n`
-  for (const creator of users.creators) await grant(creator.address, poolPerCreator)
+  for (const creator of users.creators) await grant(db, creator.address, poolPerCreator)
   // history: every third reward in a settled claim of its own, as a user who claims now and then
   for (const [user, count] of [
     [users.typical.address, 10],
     [users.heavy.address, history],
   ] as const) {
-    await grant(user, count)
+    await grant(db, user, count)
     await sql`
       with picked as (
         select id, created_at, row_number() over (order by created_at) as n from rewards where "user" = ${user}
@@ -191,7 +194,9 @@ async function main() {
       await migrate(db.sql, migrationsDir)
       if (!existed) await seedClaims(db.sql, volumes[label])
       // the bench's own users are new each run (their keys are)
-      await seedUsers(db, users, label === 'full' ? HEAVY : 10, poolPerCreator)
+      await seedUsers(db, users, label === 'full' ? HEAVY : 30, poolPerCreator)
+      // as autovacuum leaves a database at rest (and after the migrations a reused one just took)
+      await db.sql`vacuum analyze`
       log(
         `${label} database ${name}: ${existed ? 'reused' : 'seeded'} in ${((performance.now() - started) / 1000).toFixed(1)} s ` +
           `(${JSON.stringify(volumes[label])}), load average ${loadAverage()}`,
@@ -440,10 +445,81 @@ async function main() {
     ]
     await explainPlans(full, CLAIMS_DB_SETTINGS, plans)
     if (server.statements) await printTopStatements(empty, full)
+    if (only === undefined || 'kill -9'.includes(only)) await killOneReplica(full, creators)
   } finally {
     await Promise.all(services.map((s) => s.stop()))
     for (const db of Object.values(dbs)) await db.drop()
     await server.close()
+  }
+}
+
+/**
+ * Three replicas of the service on the full database, creates against each (every one acknowledged with its
+ * claim's id recorded), one replica killed with SIGKILL a second in: no acknowledged create lost, no
+ * reward in two live claims, no 5xx (the killed replica's requests fail as connection errors).
+ */
+async function killOneReplica(db: BenchDatabase, creators: Identity[]) {
+  const replicas = await Promise.all(
+    [0, 1, 2].map(() =>
+      forkService(
+        fileURLToPath(new URL('./serve.ts', import.meta.url)),
+        { DATABASE_URL: db.url, CLAIMS_SIGNER_PRIVATE_KEY: SIGNER_KEY, CLAIMS_ADMIN_TOKEN: ADMIN_TOKEN },
+        ['claims'],
+      ),
+    ),
+  )
+  try {
+    for (const creator of creators) await grant(db, creator.address, Math.ceil(20_000 / creators.length))
+    const next = await presignCreates(db, creators)
+    const acknowledged: string[] = []
+    let serverErrors = 0
+    const runs = replicas.map(
+      (replica) =>
+        new Promise<autocannon.Result>((resolve, reject) => {
+          const first = next()
+          autocannon(
+            {
+              url: replica.url,
+              connections: 10,
+              duration: 4,
+              requests: [
+                {
+                  method: first.method,
+                  path: first.path,
+                  setupRequest: (request) => {
+                    const r = next()
+                    return { ...request, headers: r.headers ?? {}, body: r.body ?? '' }
+                  },
+                  onResponse: (status, body) => {
+                    if (status === 201)
+                      acknowledged.push((JSON.parse(body) as { data: { id: string } }).data.id)
+                    else if (status >= 500) serverErrors++
+                  },
+                },
+              ],
+            },
+            (error, result) => (error ? reject(error) : resolve(result)),
+          )
+        }),
+    )
+    await new Promise((resolve) => setTimeout(resolve, 1000))
+    process.kill(replicas[0]!.pid, 'SIGKILL')
+    const results = await Promise.all(runs)
+    const [stored] = await db.sql<{ n: number }[]>`
+      select count(*)::int as n from claim_transactions where id = any(${acknowledged}::uuid[])`
+    const [doubles] = await db.sql<{ n: number }[]>`
+      select count(*)::int as n from (
+        select reward from claim_transactions, unnest(rewards) as reward
+        where claim_is_live(status, expires_at, watched) group by reward having count(*) > 1) as d`
+    log()
+    log(
+      `kill -9 of one of three replicas under creates: ${acknowledged.length} acknowledged, ` +
+        `${acknowledged.length - stored!.n} lost; ${doubles!.n} rewards in two live claims; ${serverErrors} 5xx; ` +
+        `${results.reduce((n, r) => n + r.errors, 0)} connection errors (the killed replica's)`,
+    )
+    if (stored!.n !== acknowledged.length || doubles!.n > 0 || serverErrors > 0) process.exitCode = 1
+  } finally {
+    await Promise.all(replicas.map((r) => r.stop()))
   }
 }
 

@@ -23,7 +23,8 @@ afterAll(async () => {
 function migrationsUpTo(last: number): string {
   const dir = mkdtempSync(join(tmpdir(), 'claims-migrations-'))
   for (const entry of readdirSync(migrationsDir)) {
-    if (Number.parseInt(entry.slice(0, 5), 10) <= last) cpSync(join(migrationsDir, entry), join(dir, entry), { recursive: true })
+    if (Number.parseInt(entry.slice(0, 5), 10) <= last)
+      cpSync(join(migrationsDir, entry), join(dir, entry), { recursive: true })
   }
   return dir
 }
@@ -94,4 +95,53 @@ describe('00005 (the jobs’ indexes) on a populated database', () => {
       order by expires_at limit 1000`
     expect(plan.map((line) => line['QUERY PLAN']).join('\n')).toContain('claim_transactions_unwatched')
   }, 120_000)
+})
+
+describe('00006/00007 (reward totals) on a populated database', () => {
+  it('counts every user’s rewards while grants go on, each exactly once', async (ctx) => {
+    const populated = await createTestDatabase({ settings: CLAIMS_DB_SETTINGS })
+    try {
+      requireRealPostgres(ctx, populated)
+      await migrate(populated.sql, migrationsUpTo(5))
+      await seedClaims(populated.sql, {
+        owners: 3_000,
+        rewards: 30_000,
+        claims: 3_000,
+        live: 300,
+        idempotencyKeys: 100,
+        replays: 10,
+      })
+      // grants to existing users and to new ones, for as long as the backfill runs
+      let migrated = false
+      const granting = (async () => {
+        let round = 0
+        while (!migrated || round < 3) {
+          round++
+          await populated.sql`
+            insert into rewards (id, "user", chain_id, contract, item_id)
+            select gen_random_uuid(), case when n % 2 = 0 then '0x' || lpad(to_hex((n * 37 + ${round}) % 3000), 40, '0')
+                                           else '0x' || lpad(to_hex(1000000 + ${round} * 100 + n), 40, '0') end,
+              '137', ${`0x${'1'.repeat(40)}`}, n
+            from generate_series(1, 20) as n`
+          await new Promise((resolve) => setTimeout(resolve, 5))
+        }
+        return round
+      })()
+      await migrate(populated.sql, migrationsDir)
+      migrated = true
+      expect(await granting).toBeGreaterThanOrEqual(3)
+      const [state] = await populated.sql<
+        { complete: boolean }[]
+      >`select complete from reward_totals_backfill`
+      expect(state!.complete).toBe(true)
+      const [wrong] = await populated.sql<{ n: number; users: number }[]>`
+        select count(*) filter (where t."user" is null or not t.counted or t.n <> c.n)::int as n, count(*)::int as users
+        from (select "user", count(*) as n from rewards group by "user") as c
+        left join reward_totals t on t."user" = c."user"`
+      expect(wrong).toEqual({ n: 0, users: expect.any(Number) })
+      expect(wrong!.users).toBeGreaterThan(3_000)
+    } finally {
+      await populated.drop()
+    }
+  }, 180_000)
 })

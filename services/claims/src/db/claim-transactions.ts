@@ -1,7 +1,7 @@
 import { BATCH_SIZE, type Queryable, recordSignature, type Sql, type UsedSignature } from '@genesis/common'
 import type { ClaimTransaction } from '../schemas/claim-transaction.js'
-import { pageTotal } from './page-total.js'
 import { CHAIN_IDS, type ChainIdValue, type ClaimStatus } from '../schemas/primitives.js'
+import { pageTotal } from './page-total.js'
 
 /** A claim as read through claim_transactions_current: status and updated_at already account for expiry. */
 export interface ClaimRow {

@@ -83,12 +83,18 @@ export async function listRewards(
   user: string,
   page: { limit: number; offset: number },
 ): Promise<{ rows: RewardRow[]; total: number }> {
-  const rows = await sql<RewardRow[]>`
-    select * from rewards_current where "user" = ${user}
-    order by created_at desc, id desc
+  // the user's total as reward_totals keeps it (migration 00006), once it has counted the user
+  const rows = await sql<(RewardRow & { kept: number | null })[]>`
+    select r.*, (select n from reward_totals where "user" = ${user} and counted)::int as kept
+    from rewards_current r where r."user" = ${user}
+    order by r.created_at desc, r.id desc
     limit ${page.limit} offset ${page.offset}`
   const total = await pageTotal(rows, page, async () => {
-    const [count] = await sql<{ total: number }[]>`select count(*)::int as total from rewards where "user" = ${user}`
+    const kept = rows[0]?.kept
+    if (kept !== undefined && kept !== null) return kept
+    const [count] = await sql<{ total: number }[]>`
+      select coalesce((select n from reward_totals where "user" = ${user} and counted),
+                      (select count(*) from rewards where "user" = ${user}))::int as total`
     return count?.total ?? 0
   })
   return { rows, total }
