@@ -282,14 +282,6 @@ async function main() {
           return () => request
         },
       },
-      {
-        name: `GET /api/rewards?page=50&limit=20 (the user of ${HEAVY.toLocaleString('en-US')} rewards on full)`,
-        target,
-        requests: () => {
-          const request = signedGet(users.heavy, '/api/rewards', '?page=50&limit=20')
-          return () => request
-        },
-      },
     ]
     const httpRows = allHttpRows.filter((row) => only === undefined || row.name.includes(only))
 

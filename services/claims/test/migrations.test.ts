@@ -97,8 +97,8 @@ describe('00005 (the jobs’ indexes) on a populated database', () => {
   }, 120_000)
 })
 
-describe('00006/00007 (reward totals) on a populated database', () => {
-  it('counts every user’s rewards while grants go on, each exactly once', async (ctx) => {
+describe('00006/00007 (user totals) on a populated database', () => {
+  it('counts every user’s rewards and claims while grants and claims go on, each exactly once', async (ctx) => {
     const populated = await createTestDatabase({ settings: CLAIMS_DB_SETTINGS })
     try {
       requireRealPostgres(ctx, populated)
@@ -123,6 +123,12 @@ describe('00006/00007 (reward totals) on a populated database', () => {
                                            else '0x' || lpad(to_hex(1000000 + ${round} * 100 + n), 40, '0') end,
               '137', ${`0x${'1'.repeat(40)}`}, n
             from generate_series(1, 20) as n`
+          // a claim of an existing user, as a create writes it (one row a statement)
+          await populated.sql`
+            insert into claim_transactions (id, "user", chain_id, contract, transaction_payload, transaction_payload_hash,
+              rewards, expires_at)
+            values (gen_random_uuid(), ${`0x${((round * 53) % 3000).toString(16).padStart(40, '0')}`}, '137',
+              ${`0x${'1'.repeat(40)}`}, '0xab', ${`0x${'c'.repeat(64)}`}, array[gen_random_uuid()], now() + interval '1 hour')`
           await new Promise((resolve) => setTimeout(resolve, 5))
         }
         return round
@@ -130,14 +136,14 @@ describe('00006/00007 (reward totals) on a populated database', () => {
       await migrate(populated.sql, migrationsDir)
       migrated = true
       expect(await granting).toBeGreaterThanOrEqual(3)
-      const [state] = await populated.sql<
-        { complete: boolean }[]
-      >`select complete from reward_totals_backfill`
+      const [state] = await populated.sql<{ complete: boolean }[]>`select complete from user_totals_backfill`
       expect(state!.complete).toBe(true)
       const [wrong] = await populated.sql<{ n: number; users: number }[]>`
-        select count(*) filter (where t."user" is null or not t.counted or t.n <> c.n)::int as n, count(*)::int as users
-        from (select "user", count(*) as n from rewards group by "user") as c
-        left join reward_totals t on t."user" = c."user"`
+        select count(*) filter (where t."user" is null or not t.counted or t.rewards <> r.n
+                                      or t.claims <> coalesce(c.n, 0))::int as n, count(*)::int as users
+        from (select "user", count(*) as n from rewards group by "user") as r
+        left join (select "user", count(*) as n from claim_transactions group by "user") as c on c."user" = r."user"
+        left join user_totals t on t."user" = r."user"`
       expect(wrong).toEqual({ n: 0, users: expect.any(Number) })
       expect(wrong!.users).toBeGreaterThan(3_000)
     } finally {

@@ -35,6 +35,7 @@ import {
 } from '../../../packages/common/bench/scale.js'
 import { listQuery } from '../src/db/collections.js'
 import { COLLECTIONS_DB_SETTINGS } from '../src/db/settings.js'
+import { encodeCursor } from '../src/domain/cursor.js'
 import { migrationsDir } from '../src/paths.js'
 import { type CollectionsVolume, seedCatalogue } from './scale/seed.js'
 
@@ -57,14 +58,25 @@ interface Picks {
   /** A published collection a tenth of the way down the newest: its id, and its last two words. */
   id: string
   fragment: string
+  /** The cursor of the page that starts 90 % of the way down the committee's list. */
+  deep: string
 }
 
 async function picks(db: BenchDatabase): Promise<Picks> {
-  const [count] = await db.sql<{ n: number }[]>`select count(*)::int as n from collections where is_published`
+  const [count] = await db.sql<{ n: number; all: number }[]>`
+    select count(*) filter (where is_published)::int as n, count(*)::int as all from collections`
   const [row] = await db.sql<{ id: string; name: string }[]>`
     select id, name from collections where is_published order by created_at desc
     offset ${Math.floor(count!.n / 10)} limit 1`
-  return { id: row!.id, fragment: row!.name.toLowerCase().split(' ').slice(2).join(' ') }
+  const depth = Math.floor(count!.all * 0.9)
+  const [deep] = await db.sql<{ id: string; at: string }[]>`
+    select id, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as at from collections
+    order by created_at desc, id offset ${depth - 1} limit 1`
+  return {
+    id: row!.id,
+    fragment: row!.name.toLowerCase().split(' ').slice(2).join(' '),
+    deep: encodeCursor({ after: { createdAt: deep!.at, id: deep!.id }, page: Math.floor(depth / 20) + 1 }),
+  }
 }
 
 async function main() {
@@ -107,6 +119,7 @@ async function main() {
     }
     const picked = { empty: await picks(empty), full: await picks(full) }
     const listHeaders = signedHeaders(committee, 'GET', '/v1/collections')
+    const publicHeaders = signedHeaders(await createIdentity(), 'GET', '/v1/collections')
     const list = (query: string): BenchRequest => ({
       method: 'GET',
       path: `/v1/collections${query}`,
@@ -122,6 +135,12 @@ async function main() {
         requests: () => same(list(`?q=${COMMON_WORD}`)),
       },
       {
+        name: `GET /v1/collections?q=${COMMON_WORD} (anybody: published ones, not cached)`,
+        target: { ratio: 0.5, p99: 2 },
+        requests: () =>
+          same({ method: 'GET', path: `/v1/collections?q=${COMMON_WORD}`, headers: publicHeaders }),
+      },
+      {
         name: 'GET /v1/collections?q=<the last two words of a name> (committee, not cached)',
         target,
         requests: (db) => same(list(`?q=${encodeURIComponent(picked[db.label].fragment)}`)),
@@ -133,6 +152,11 @@ async function main() {
           let page = 0
           return () => list(`?page=${(page++ % 50) + 1}`)
         },
+      },
+      {
+        name: 'GET /v1/collections?cursor=<a page 90 % down the list> (committee, not cached)',
+        target,
+        requests: (db) => same(list(`?cursor=${picked[db.label].deep}`)),
       },
       {
         name: 'GET /v1/collections?is_approved=true (committee, not cached)',

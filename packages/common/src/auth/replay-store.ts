@@ -44,7 +44,9 @@ export async function rememberSignature(sql: Sql, used: UsedSignature): Promise<
 
 /**
  * Forgets the signatures that could no longer pass the age check, oldest first, in batches that the
- * expires_at index finds (inBatches): each statement's cost is its batch, whatever the table holds.
+ * expires_at index finds (inBatches): each statement's cost is its batch, whatever the table holds. The
+ * rows are deleted by their address alone (rows here are never updated, only inserted and deleted), so
+ * that the delete cannot be planned as a walk of every expired row filtered by the batch's addresses.
  */
 export function pruneSignatures(sql: Sql, signal?: AbortSignal): Promise<number> {
   return inBatches(
@@ -55,8 +57,7 @@ export function pruneSignatures(sql: Sql, signal?: AbortSignal): Promise<number>
           delete from signed_fetch_replays
           where ctid = any(array(
             select ctid from signed_fetch_replays where expires_at < now()
-            order by expires_at limit ${tx.unsafe(String(BATCH_SIZE))}))
-            and expires_at < now()`
+            order by expires_at limit ${tx.unsafe(String(BATCH_SIZE))}))`
       ).count,
     { size: BATCH_SIZE, signal },
   )

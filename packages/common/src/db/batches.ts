@@ -24,7 +24,9 @@ export const batchTimeoutMs = (queryMs: number) =>
  * (an `order by … limit` that an index answers) and returns how many it changed; it runs again until one
  * changes fewer, so a backlog costs batches, not one long statement holding its row locks throughout.
  * Each batch is a transaction of its own under `batchTimeoutMs`: what a batch changed is committed, or
- * cancelled by PostgreSQL and reported as the error it is, never both. Returns the rows changed.
+ * cancelled by PostgreSQL and reported as the error it is, never both. Sequential scans are off in it: a
+ * batch walks its index, whatever statistics taken before a backlog grew would make the planner prefer
+ * (a scan and sort of the whole table for each batch). Returns the rows changed.
  */
 export async function inBatches(
   sql: Sql,
@@ -36,7 +38,7 @@ export async function inBatches(
   for (;;) {
     if (options.signal?.aborted) return total
     const changed = await sql.begin(async (tx) => {
-      if (timeout > 0) await tx`select set_config('statement_timeout', ${String(timeout)}, true)`
+      await tx`select set_config('statement_timeout', ${String(timeout)}, true), set_config('enable_seqscan', 'off', true)`
       return batch(tx)
     })
     total += changed

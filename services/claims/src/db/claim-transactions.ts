@@ -122,13 +122,18 @@ export async function listClaims(
   user: string,
   page: { limit: number; offset: number },
 ): Promise<{ rows: ClaimRow[]; total: number }> {
-  const rows = await sql<ClaimRow[]>`
-    select * from claim_transactions_current where "user" = ${user}
-    order by created_at desc, id desc
+  // the user's total as user_totals keeps it (migration 00006), once it has counted the user
+  const rows = await sql<(ClaimRow & { kept: number | null })[]>`
+    select c.*, (select claims from user_totals where "user" = ${user} and counted)::int as kept
+    from claim_transactions_current c where c."user" = ${user}
+    order by c.created_at desc, c.id desc
     limit ${page.limit} offset ${page.offset}`
   const total = await pageTotal(rows, page, async () => {
+    const kept = rows[0]?.kept
+    if (kept !== undefined && kept !== null) return kept
     const [count] = await sql<{ total: number }[]>`
-      select count(*)::int as total from claim_transactions where "user" = ${user}`
+      select coalesce((select claims from user_totals where "user" = ${user} and counted),
+                      (select count(*) from claim_transactions where "user" = ${user}))::int as total`
     return count?.total ?? 0
   })
   return { rows, total }
@@ -167,14 +172,16 @@ const CHAIN_LIST = `'{${CHAIN_IDS.join(',')}}'`
  * claim_transactions_unwatched; the batch merges the chains' ranges, so it reads only the rows it changes.
  */
 export async function failExpiredUnwatched(sql: Queryable): Promise<number> {
+  // joined to the batch's ids (not `id = any(…)`), so that the update finds its rows by primary key
+  // rather than walking an index of the conditions it checks again
   const result = await sql`
     update claim_transactions c set status = 'failed', updated_at = greatest(c.updated_at, c.expires_at)
-    where c.id = any(array(
+    from unnest(array(
         select x.id from unnest(${sql.unsafe(CHAIN_LIST)}::text[]) as chain (id), lateral (
           select id, expires_at from claim_transactions
           where chain_id = chain.id and not watched and status = 'claimed' and expires_at <= now()
           order by expires_at limit ${sql.unsafe(String(BATCH_SIZE))}) as x
-        order by x.expires_at limit ${sql.unsafe(String(BATCH_SIZE))}))
-      and c.status = 'claimed' and not c.watched and c.expires_at <= now()`
+        order by x.expires_at limit ${sql.unsafe(String(BATCH_SIZE))})) as batch (id)
+    where c.id = batch.id and c.status = 'claimed' and not c.watched and c.expires_at <= now()`
   return result.count
 }

@@ -14,14 +14,17 @@ export async function findIdempotencyKey(
   return earlier && { requestHash: earlier.request_hash, claimId: earlier.claim_transaction_id }
 }
 
-/** One batch of the keys' pruning: up to BATCH_SIZE keys past their time, oldest first (the created_at index). */
+/**
+ * One batch of the keys' pruning: up to BATCH_SIZE keys past their time, oldest first (the created_at
+ * index), deleted by their address alone (keys are never updated), so that the delete cannot be planned as
+ * a walk of every expired key filtered by the batch's addresses.
+ */
 export async function pruneIdempotencyKeys(sql: Queryable): Promise<number> {
-  const expired = sql`created_at < now() - ${sql.unsafe(String(IDEMPOTENCY_KEY_TTL_HOURS))} * interval '1 hour'`
   const result = await sql`
     delete from idempotency_keys
     where ctid = any(array(
-        select ctid from idempotency_keys where ${expired}
-        order by created_at limit ${sql.unsafe(String(BATCH_SIZE))}))
-      and ${expired}`
+      select ctid from idempotency_keys
+      where created_at < now() - ${sql.unsafe(String(IDEMPOTENCY_KEY_TTL_HOURS))} * interval '1 hour'
+      order by created_at limit ${sql.unsafe(String(BATCH_SIZE))}))`
   return result.count
 }

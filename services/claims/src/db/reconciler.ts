@@ -18,9 +18,10 @@ const batch = (sql: Queryable) => sql.unsafe(String(BATCH_SIZE))
  * that from now on only the chain frees them. Both are ranges of claim_transactions_unwatched.
  */
 export async function adoptLiveClaims(sql: Queryable, chainId: string): Promise<number> {
+  // joined to the batch's ids: found by primary key (see failExpiredUnwatched)
   const result = await sql`
     update claim_transactions c set watched = true
-    where c.id = any(array(
+    from unnest(array(
         (select id from claim_transactions
          where chain_id = ${chainId} and not watched and status = 'pending'
          order by expires_at limit ${batch(sql)})
@@ -28,8 +29,8 @@ export async function adoptLiveClaims(sql: Queryable, chainId: string): Promise<
         (select id from claim_transactions
          where chain_id = ${chainId} and not watched and status = 'claimed' and expires_at > now()
          order by expires_at limit ${batch(sql)})
-        limit ${batch(sql)}))
-      and c.chain_id = ${chainId} and not c.watched
+        limit ${batch(sql)})) as adopted (id)
+    where c.id = adopted.id and c.chain_id = ${chainId} and not c.watched
       and (c.status = 'pending' or (c.status = 'claimed' and c.expires_at > now()))`
   return result.count
 }

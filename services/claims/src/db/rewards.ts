@@ -83,9 +83,9 @@ export async function listRewards(
   user: string,
   page: { limit: number; offset: number },
 ): Promise<{ rows: RewardRow[]; total: number }> {
-  // the user's total as reward_totals keeps it (migration 00006), once it has counted the user
+  // the user's total as user_totals keeps it (migration 00006), once it has counted the user
   const rows = await sql<(RewardRow & { kept: number | null })[]>`
-    select r.*, (select n from reward_totals where "user" = ${user} and counted)::int as kept
+    select r.*, (select rewards from user_totals where "user" = ${user} and counted)::int as kept
     from rewards_current r where r."user" = ${user}
     order by r.created_at desc, r.id desc
     limit ${page.limit} offset ${page.offset}`
@@ -93,7 +93,7 @@ export async function listRewards(
     const kept = rows[0]?.kept
     if (kept !== undefined && kept !== null) return kept
     const [count] = await sql<{ total: number }[]>`
-      select coalesce((select n from reward_totals where "user" = ${user} and counted),
+      select coalesce((select rewards from user_totals where "user" = ${user} and counted),
                       (select count(*) from rewards where "user" = ${user}))::int as total`
     return count?.total ?? 0
   })
