@@ -168,7 +168,10 @@ async function insertBacklog(db: BenchDatabase, count: number, state: 'expired' 
   await db.sql`
     insert into claim_transactions (id, "user", chain_id, contract, transaction_payload, transaction_payload_hash,
       rewards, expires_at, created_at, updated_at)
-    select gen_random_uuid(), '0x' || lpad(to_hex(n), 40, 'b'), ${BACKLOG_CHAIN}, ${CONTRACT},
+    -- time-ordered ids, as the service makes them (UUIDv7: milliseconds first)
+    select (lpad(to_hex((extract(epoch from now()) * 1000)::bigint * 4096 + n), 15, '0') || '78'
+            || substr(md5(n::text || random()), 1, 15))::uuid,
+      '0x' || lpad(to_hex(n), 40, 'b'), ${BACKLOG_CHAIN}, ${CONTRACT},
       '0x' || repeat(md5('p' || n), 28), '0x' || md5('h' || n) || md5('i' || n), array[gen_random_uuid()],
       now() + ${state === 'expired' ? -1 : 1} * interval '1 hour' + n * interval '1 millisecond',
       now() - interval '2 hours', now() - interval '2 hours'
@@ -199,7 +202,8 @@ async function main() {
       await migrate(db.sql, migrationsDir)
       if (!existed) await seedClaims(db.sql, volumes[label])
       // the bench's own users are new each run (their keys are)
-      await seedUsers(db, users, label === 'full' ? HEAVY : 30, poolPerCreator)
+      // the heavy user: a full first page on both (90 rewards, 30 claims), a long history on the full one
+      await seedUsers(db, users, label === 'full' ? HEAVY : 90, poolPerCreator)
       // as autovacuum leaves a database at rest (and after the migrations a reused one just took)
       await db.sql`vacuum analyze`
       log(
@@ -272,7 +276,7 @@ async function main() {
         },
       },
       {
-        name: `GET /api/rewards (first page of 10 rewards empty, of ${HEAVY.toLocaleString('en-US')} full)`,
+        name: `GET /api/rewards (first page of 90 rewards empty, of ${HEAVY.toLocaleString('en-US')} full)`,
         target,
         requests: () => {
           const request = signedGet(users.heavy, '/api/rewards')
@@ -280,7 +284,7 @@ async function main() {
         },
       },
       {
-        name: `GET /api/claim-transactions (first page of 3 claims empty, of ${Math.floor(HEAVY / 3).toLocaleString('en-US')} full)`,
+        name: `GET /api/claim-transactions (first page of 30 claims empty, of ${Math.floor(HEAVY / 3).toLocaleString('en-US')} full)`,
         target,
         requests: () => {
           const request = signedGet(users.heavy, '/api/claim-transactions')

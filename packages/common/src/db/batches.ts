@@ -24,9 +24,10 @@ export const batchTimeoutMs = (queryMs: number) =>
  * (an `order by … limit` that an index answers) and returns how many it changed; it runs again until one
  * changes fewer, so a backlog costs batches, not one long statement holding its row locks throughout.
  * Each batch is a transaction of its own under `batchTimeoutMs`: what a batch changed is committed, or
- * cancelled by PostgreSQL and reported as the error it is, never both. Sequential scans are off in it: a
- * batch walks its index, whatever statistics taken before a backlog grew would make the planner prefer
- * (a scan and sort of the whole table for each batch). Returns the rows changed.
+ * cancelled by PostgreSQL and reported as the error it is, never both. Sequential scans, hash and merge
+ * joins are off in it: a batch walks its index and finds its rows by key, whatever statistics taken before
+ * a backlog grew would make the planner prefer (a plan that reads the whole backlog for each batch, kept
+ * for the connection's life as its generic plan). Returns the rows changed.
  */
 export async function inBatches(
   sql: Sql,
@@ -38,7 +39,9 @@ export async function inBatches(
   for (;;) {
     if (options.signal?.aborted) return total
     const changed = await sql.begin(async (tx) => {
-      await tx`select set_config('statement_timeout', ${String(timeout)}, true), set_config('enable_seqscan', 'off', true)`
+      await tx`
+        select set_config('statement_timeout', ${String(timeout)}, true), set_config('enable_seqscan', 'off', true),
+          set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true)`
       return batch(tx)
     })
     total += changed

@@ -57,12 +57,12 @@ export async function seedClaims(sql: Sql, volume: ClaimsVolume): Promise<void> 
         insert into claim_transactions (id, "user", chain_id, contract, transaction_payload,
           transaction_payload_hash, status, transaction_hash, rewards, expires_at, created_at, updated_at)
         select md5('c' || c)::uuid, '0x' || lpad(to_hex((c - 1) % ${owners}), 40, '0'),
-          case when is_live and c % 2 = 0 then '80002' else '137' end, ${CONTRACT},
+          case when is_live and (c / ${liveEvery || 1}) % 2 = 0 then '80002' else '137' end, ${CONTRACT},
           '0x' || repeat(md5('p' || c), 28) || left(md5('q' || c), 8),
           '0x' || md5('h' || c) || md5('i' || c),
-          case when is_live then (case when c % 4 < 2 then 'claimed' else 'pending' end)
+          case when is_live then (case when (c / ${liveEvery || 1}) % 4 < 2 then 'claimed' else 'pending' end)
                when c % 20 < 17 then 'successful' else 'failed' end,
-          case when is_live and c % 4 >= 2 or not is_live and c % 20 < 17
+          case when is_live and (c / ${liveEvery || 1}) % 4 >= 2 or not is_live and c % 20 < 17
                then '0x' || md5('t' || c) || md5('u' || c) end,
           array(select md5('r' || ((c - 1) % ${owners} + (((c - 1) / ${owners}) * ${REWARDS_PER_CLAIM} + k) * ${owners} + 1))::uuid
                 from generate_series(0, ${REWARDS_PER_CLAIM - 1}) as k),
@@ -76,7 +76,7 @@ export async function seedClaims(sql: Sql, volume: ClaimsVolume): Promise<void> 
           created_at, updated_at)
         select md5('r' || r)::uuid, '0x' || lpad(to_hex(o), 40, '0'),
           case when c is not null and c % ${liveEvery || 1} = 0 and ${liveEvery} > 0 and c / ${liveEvery || 1} <= ${live}
-                 and c % 2 = 0 then '80002' else '137' end,
+                 and (c / ${liveEvery || 1}) % 2 = 0 then '80002' else '137' end,
           ${CONTRACT}, r, case when r % 3 = 0 then 'launch-week' end,
           case when c is not null then md5('c' || c)::uuid end,
           now() - interval '3 hours' - (${rewards}::int - r) * (interval '730 days' / ${rewards}::int),
