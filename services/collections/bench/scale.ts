@@ -159,17 +159,19 @@ async function main() {
         requests: (db) => same(list(`?cursor=${picked[db.label].deep}`)),
       },
       {
-        name: 'GET /v1/collections?is_approved=true (committee, not cached)',
+        // a full page on both databases (8 approved collections on the empty one)
+        name: 'GET /v1/collections?is_approved=true&limit=5 (committee, not cached)',
         target,
-        requests: () => same(list('?is_approved=true')),
+        requests: () => same(list('?is_approved=true&limit=5')),
       },
       {
-        name: 'GET /v1/curations (the committee queue, not cached)',
+        // a full page on both databases (4 pending reviews on the empty one)
+        name: 'GET /v1/curations?limit=3 (the committee queue, not cached)',
         target,
         requests: () =>
           same({
             method: 'GET',
-            path: '/v1/curations',
+            path: '/v1/curations?limit=3',
             headers: signedHeaders(committee, 'GET', '/v1/curations'),
           }),
       },

@@ -224,13 +224,15 @@ function matchesOf(filter: CollectionFilter, statement: Statement): string {
 const POSITION = `to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as position_at`
 
 /**
- * Rows after `after` in the order created_at desc, id (ascending for equal times). The time goes as text:
+ * Rows after `after` in the order created_at desc, id (ascending for equal times): `created_at <= at` is a
+ * range an index on created_at starts at (an OR of the two cases alone would make the walk start at the
+ * newest row), the rest leaves out the rows of that very time up to the cursor's. The time goes as text:
  * postgres.js would carry a timestamptz parameter through a JavaScript Date, to the millisecond.
  */
 const afterCondition = (statement: Statement, after: Position, createdAt: string, id: string) => {
   const at = `${statement.param(after.createdAt)}::text::timestamptz`
   const key = `${statement.param(after.id)}::uuid`
-  return `(${createdAt} < ${at} or (${createdAt} = ${at} and ${id} > ${key}))`
+  return `${createdAt} <= ${at} and (${createdAt} < ${at} or ${id} > ${key})`
 }
 
 /**
