@@ -430,31 +430,43 @@ async function main() {
         args: [`'${typicalClaim.full}'`],
       },
       {
-        name: "a page of the heavy user's rewards",
-        text: `select * from rewards_current where "user" = $1 order by created_at desc, id desc limit $2 offset $3`,
+        name: "a page of the heavy user's rewards, with the kept total",
+        text: `select r.*, (select rewards from user_totals where "user" = $1 and counted)::int as kept
+               from rewards_current r where r."user" = $1 order by r.created_at desc, r.id desc limit $2 offset $3`,
         args: [`'${users.heavy.address}'`, '20', '0'],
       },
       {
-        name: "the heavy user's rewards count",
-        text: 'select count(*)::int as total from rewards where "user" = $1',
-        args: [`'${users.heavy.address}'`],
-      },
-      {
-        name: "a page of the heavy user's claims",
-        text: `select * from claim_transactions_current where "user" = $1 order by created_at desc, id desc limit $2 offset $3`,
+        name: "a page of the heavy user's claims, with the kept total",
+        text: `select c.*, (select claims from user_totals where "user" = $1 and counted)::int as kept
+               from claim_transactions_current c where c."user" = $1 order by c.created_at desc, c.id desc limit $2 offset $3`,
         args: [`'${users.heavy.address}'`, '20', '0'],
       },
       {
-        name: 'the sweeper (nothing to do)',
-        text: `update claim_transactions set status = 'failed', updated_at = greatest(updated_at, expires_at)
-               where status = 'claimed' and not watched and expires_at <= now()`,
+        name: "a batch of the sweeper (nothing to do): each chain's expired claims, then by primary key",
+        text: `update claim_transactions c set status = 'failed', updated_at = greatest(c.updated_at, c.expires_at)
+               from unnest(array(
+                 select x.id from unnest('{1,3,4,5,42,137,80001,80002,11155111}'::text[]) as chain (id), lateral (
+                   select id, expires_at from claim_transactions
+                   where chain_id = chain.id and not watched and status = 'claimed' and expires_at <= now()
+                   order by expires_at limit 1000) as x
+                 order by x.expires_at limit 1000)) as batch (id)
+               where c.id = batch.id and c.status = 'claimed' and not c.watched and c.expires_at <= now()`,
         args: [],
         write: true,
       },
       {
-        name: 'adoption (nothing to adopt)',
-        text: `update claim_transactions set watched = true
-               where chain_id = $1 and not watched and (status = 'pending' or (status = 'claimed' and expires_at > now()))`,
+        name: 'a batch of the adoption (nothing to adopt)',
+        text: `update claim_transactions c set watched = true
+               from unnest(array(
+                 (select id from claim_transactions where chain_id = $1 and not watched and status = 'pending'
+                  order by expires_at limit 1000)
+                 union all
+                 (select id from claim_transactions
+                  where chain_id = $1 and not watched and status = 'claimed' and expires_at > now()
+                  order by expires_at limit 1000)
+                 limit 1000)) as adopted (id)
+               where c.id = adopted.id and c.chain_id = $1 and not c.watched
+                 and (c.status = 'pending' or (c.status = 'claimed' and c.expires_at > now()))`,
         args: [`'${BACKLOG_CHAIN}'`],
         write: true,
       },
