@@ -35,10 +35,10 @@ const newClaim = (sql: TestDatabase['sql'], n: number) => sql`
   values (md5(${`online-${n}`})::uuid, ${`0x${'9'.repeat(40)}`}, '137', ${`0x${'1'.repeat(40)}`}, '0xab',
     ${`0x${'c'.repeat(64)}`}, array[gen_random_uuid()], now() + interval '1 hour')`
 
-describe('00005 (the jobs’ indexes) on a populated database', () => {
+describe('00006 (the jobs’ indexes) on a populated database', () => {
   it('is built while claims keep being written, and the jobs’ plans use it', async (ctx) => {
     requireRealPostgres(ctx, db)
-    await migrate(db.sql, migrationsUpTo(4))
+    await migrate(db.sql, migrationsUpTo(5))
     await seedClaims(db.sql, {
       owners: 5_000,
       rewards: 50_000,
@@ -87,7 +87,7 @@ describe('00005 (the jobs’ indexes) on a populated database', () => {
     expect(indexes.map((index) => index.name)).not.toContain('claim_transactions_claimed_expiry')
     expect(indexes.every((index) => index.valid)).toBe(true)
     const [applied] = await db.sql<{ n: number }[]>`select max(migration_id)::int as n from migrations`
-    expect(applied!.n).toBeGreaterThanOrEqual(5)
+    expect(applied!.n).toBeGreaterThanOrEqual(6)
     await db.sql`analyze claim_transactions`
     const plan = await db.sql<{ 'QUERY PLAN': string }[]>`
       explain select id from claim_transactions
@@ -97,12 +97,12 @@ describe('00005 (the jobs’ indexes) on a populated database', () => {
   }, 120_000)
 })
 
-describe('00006/00007 (user totals) on a populated database', () => {
+describe('00007/00008 (user totals) on a populated database', () => {
   it('counts every user’s rewards and claims while grants and claims go on, each exactly once', async (ctx) => {
     const populated = await createTestDatabase({ settings: CLAIMS_DB_SETTINGS })
     try {
       requireRealPostgres(ctx, populated)
-      await migrate(populated.sql, migrationsUpTo(5))
+      await migrate(populated.sql, migrationsUpTo(6))
       await seedClaims(populated.sql, {
         owners: 3_000,
         rewards: 30_000,

@@ -79,7 +79,7 @@ const KINDS = [
  */
 export async function seedCollections(sql: Sql, count: number, network = 'sepolia'): Promise<void> {
   await sql.begin(async (tx) => {
-    // the name suffixes too (migration 00006), which a trigger writes for the inserted collections
+    // the name suffixes too (migration 00007), which a trigger writes for the inserted collections
     const indexes = await tx<{ indexname: string; indexdef: string }[]>`
       select i.indexname, i.indexdef from pg_indexes i
       where i.schemaname = current_schema() and i.tablename in ('collections', 'collection_name_suffixes')

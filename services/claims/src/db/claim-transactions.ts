@@ -122,7 +122,7 @@ export async function listClaims(
   user: string,
   page: { limit: number; offset: number },
 ): Promise<{ rows: ClaimRow[]; total: number }> {
-  // the user's total as user_totals keeps it (migration 00006), once it has counted the user
+  // the user's total as user_totals keeps it (migration 00007), once it has counted the user
   const rows = await sql<(ClaimRow & { kept: number | null })[]>`
     select c.*, (select claims from user_totals where "user" = ${user} and counted)::int as kept
     from claim_transactions_current c where c."user" = ${user}

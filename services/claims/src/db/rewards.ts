@@ -83,7 +83,7 @@ export async function listRewards(
   user: string,
   page: { limit: number; offset: number },
 ): Promise<{ rows: RewardRow[]; total: number }> {
-  // the user's total as user_totals keeps it (migration 00006), once it has counted the user
+  // the user's total as user_totals keeps it (migration 00007), once it has counted the user
   const rows = await sql<(RewardRow & { kept: number | null })[]>`
     select r.*, (select rewards from user_totals where "user" = ${user} and counted)::int as kept
     from rewards_current r where r."user" = ${user}

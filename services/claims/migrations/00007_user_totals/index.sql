@@ -3,7 +3,7 @@
 -- rewards is one update per user, taken in user order so that two grants never lock in opposite orders),
 -- on claims a row trigger (a create inserts one claim).
 --
--- The rows there before this table are counted by the backfill (00007). Until it has counted a user, the
+-- The rows there before this table are counted by the backfill (00008). Until it has counted a user, the
 -- user's row says `counted = false` and the lists count that user's rows themselves.
 -- Each create updates its user's row: room left on every page (fillfactor) keeps those updates heap-only
 -- (HOT), touching no index, and lets a page's dead versions be pruned without a vacuum.

@@ -89,7 +89,7 @@ create trigger collection_name_suffixes_update
         or (old.third_party_id is null) is distinct from (new.third_party_id is null))
   execute function collection_name_suffixes_change();
 
--- The collections made before the triggers, in batches of 1,000 each committed on its own (migration 00007
+-- The collections made before the triggers, in batches of 1,000 each committed on its own (migration 00008
 -- calls it outside any transaction). Each batch holds a share lock on its collections, so that a rename
 -- waits for it and then replaces what it wrote; a collection the triggers already wrote is skipped.
 create procedure collection_name_suffixes_backfill() language plpgsql as $$

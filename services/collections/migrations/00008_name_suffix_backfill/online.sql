@@ -1,4 +1,4 @@
--- The suffixes of the collections made before migration 00006, in committed batches (writes go on), then
+-- The suffixes of the collections made before migration 00007, in committed batches (writes go on), then
 -- the GIN index that name search used before (a replica of the previous version searches without it
 -- until it is replaced).
 call collection_name_suffixes_backfill();
