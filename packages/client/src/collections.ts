@@ -15,7 +15,7 @@ import type {
 } from '@genesis/collections/schemas'
 import type { Static } from '@sinclair/typebox'
 import { ServiceHttp, type ServiceOptions } from './http.js'
-import { type Page, pageOf, pages } from './paging.js'
+import { cursorPages, type Page, pageOf, pages } from './paging.js'
 
 export type {
   ApprovalData,
@@ -54,8 +54,9 @@ export class CollectionsClient {
     return pageOf(answer.data, answer.pagination)
   }
 
+  /** Every page from `request`'s on, each next one by the cursor the previous answered (any depth). */
   collectionPages(request: CollectionListRequest = {}): AsyncGenerator<Page<Collection>> {
-    return pages((r) => this.listCollections({ ...request, ...r }), request)
+    return cursorPages((r) => this.listCollections(r), request)
   }
 
   /** What an address owns, manages or mints for (that address or the committee). */
@@ -67,6 +68,14 @@ export class CollectionsClient {
       auth: 'signed',
     })
     return pageOf(answer.data, answer.pagination)
+  }
+
+  /** Every page of an address's collections, each next one by the previous page's cursor. */
+  collectionsOfPages(
+    address: string,
+    request: AddressCollectionsRequest = {},
+  ): AsyncGenerator<Page<Collection>> {
+    return cursorPages((r) => this.collectionsOf(address, r), request)
   }
 
   async getCollection(collectionId: string): Promise<Collection> {

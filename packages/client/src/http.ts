@@ -30,7 +30,7 @@ export interface Answer<T> {
   headers: Headers
   /** The envelope's `data`; undefined for a 204. */
   data: T
-  pagination?: { page: number; limit: number; total: number; pages: number }
+  pagination?: { page: number; limit: number; total: number; pages: number; next_cursor?: string | null }
 }
 
 const queryString = (query: Query | undefined): string => {

@@ -6,6 +6,11 @@ export interface Page<T> {
   limit: number
   total: number
   pages: number
+  /**
+   * Collections' lists only: the next page's cursor (`cursor` of the next request), however deep; null on
+   * the last page.
+   */
+  nextCursor?: string | null
 }
 
 export interface PageRequest {
@@ -28,6 +33,24 @@ export async function* pages<T>(
   }
 }
 
+/**
+ * Every page of a list that answers a cursor for the next one (the collections' lists): the first page as
+ * `start` asks, then each next page by its cursor, so that a deep page costs what the first does. Stops
+ * after the page without a next cursor.
+ */
+export async function* cursorPages<T, R extends { page?: number; cursor?: string }>(
+  fetchPage: (request: R) => Promise<Page<T>>,
+  start: R,
+): AsyncGenerator<Page<T>, void, undefined> {
+  let current = await fetchPage(start)
+  for (;;) {
+    yield current
+    if (!current.nextCursor) return
+    const { page: _page, ...rest } = start
+    current = await fetchPage({ ...rest, cursor: current.nextCursor } as R)
+  }
+}
+
 /** The items of every page, in order. */
 export async function* items<T>(source: AsyncIterable<Page<T>>): AsyncGenerator<T, void, undefined> {
   for await (const page of source) yield* page.items
@@ -42,10 +65,13 @@ export async function collect<T>(source: AsyncIterable<T>): Promise<T[]> {
 
 export const pageOf = <T>(
   items: T[],
-  pagination: { page: number; limit: number; total: number; pages: number } | undefined,
+  pagination:
+    | { page: number; limit: number; total: number; pages: number; next_cursor?: string | null }
+    | undefined,
 ): Page<T> => {
   if (!pagination) throw new Error('The answer has no pagination')
-  return { items, ...pagination }
+  const { next_cursor, ...numbers } = pagination
+  return next_cursor === undefined ? { items, ...numbers } : { items, ...numbers, nextCursor: next_cursor }
 }
 
 /** Land lists answer `{ <things>, total }` for an `offset` and `limit`: the same page shape from those. */

@@ -165,6 +165,30 @@ describe('paging', () => {
     expect(byOperator.map((r) => r.id).sort()).toEqual(all.map((r) => r.id).sort())
   })
 
+  it("walks the collections' lists by their cursors, page numbers included", async () => {
+    const { me, identity } = await userWithRewards(0)
+    const marker = randomUUID().slice(0, 8)
+    for (let i = 0; i < 7; i++) {
+      const collectionId = randomUUID()
+      await me.collections.putCollection({ id: collectionId, name: `Cursor ${marker} ${i}` })
+    }
+    const pages = await collect(me.collections.collectionsOfPages(identity.address, { limit: 3 }))
+    expect(pages.map((p) => [p.page, p.items.length, p.total, p.pages])).toEqual([
+      [1, 3, 7, 3],
+      [2, 3, 7, 3],
+      [3, 1, 7, 3],
+    ])
+    expect(pages.map((p) => p.nextCursor === null)).toEqual([false, false, true])
+    expect(pages.flatMap((p) => p.items.map((c) => c.name))).toEqual(
+      [6, 5, 4, 3, 2, 1, 0].map((i) => `Cursor ${marker} ${i}`),
+    )
+    // from a later page on: that page by number, the next ones by cursor
+    const fromSecond = await collect(
+      items(me.collections.collectionsOfPages(identity.address, { limit: 3, page: 2 })),
+    )
+    expect(fromSecond.map((c) => c.name)).toEqual([3, 2, 1, 0].map((i) => `Cursor ${marker} ${i}`))
+  })
+
   it("walks land's offset-paged lists in pages of the same shape", async () => {
     const first = await client.land.parcels({ limit: 7 })
     expect(first.total).toBeGreaterThan(7)

@@ -17,7 +17,7 @@ const { config, logger, db } = await openService({
 const chains = createDispenserChains(config.rpcUrls, { confirmations: config.CLAIMS_CONFIRMATIONS })
 const app = await buildApp({ sql: db.sql, config, logger, context: { chains } })
 
-const sweeper = startPeriodic('sweeper', config.SWEEP_INTERVAL_MS, () => sweep(db.sql), logger)
+const sweeper = startPeriodic('sweeper', config.SWEEP_INTERVAL_MS, (signal) => sweep(db.sql, signal), logger)
 const reconciler = createReconciler({
   sql: db.sql,
   chains,
@@ -25,7 +25,12 @@ const reconciler = createReconciler({
   graceS: config.RECONCILE_GRACE_S,
   metrics: app.metrics,
 })
-const reconciling = startPeriodic('reconciler', config.RECONCILE_INTERVAL_MS, () => reconciler.tick(), logger)
+const reconciling = startPeriodic(
+  'reconciler',
+  config.RECONCILE_INTERVAL_MS,
+  (signal) => reconciler.tick(signal),
+  logger,
+)
 if (chains.size > 0) {
   logger.info(
     { chains: [...chains.keys()], confirmations: config.CLAIMS_CONFIRMATIONS },

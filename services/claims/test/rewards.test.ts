@@ -264,3 +264,45 @@ describe('GET /api/rewards', () => {
     expect((await t.app.inject({ method: 'GET', url: '/api/rewards' })).statusCode).toBe(401)
   })
 })
+
+describe('list totals', () => {
+  // A page that ends the list tells the total itself, without counting; every other page counts. Each
+  // (page, limit) around the ends of a list of 5: the same total, and the rows of that window.
+  it('are the same whichever page and limit ask, whether or not the page ends the list', async () => {
+    const erin = await createIdentity()
+    const granted = await grantMany(t.app, erin.address, 5)
+    const claims = [claimOf((await createClaim(t.app, erin, [granted[0]!.id])).body)]
+    for (const reward of granted.slice(1, 3)) {
+      claims.push(claimOf((await createClaim(t.app, erin, [reward.id])).body))
+    }
+    const newestFirst = (await signedInject(t.app, erin, { method: 'GET', url: '/api/rewards?limit=100' }))
+      .json()
+      .data.map((r: { id: string }) => r.id)
+    const claimsNewestFirst = (
+      await signedInject(t.app, erin, { method: 'GET', url: '/api/claim-transactions?limit=100' })
+    )
+      .json()
+      .data.map((c: { id: string }) => c.id)
+    for (const [path, all] of [
+      ['/api/rewards', newestFirst],
+      ['/api/claim-transactions', claimsNewestFirst],
+    ] as const) {
+      for (let limit = 1; limit <= 6; limit++) {
+        for (let page = 1; page <= 7; page++) {
+          const body = (
+            await signedInject(t.app, erin, { method: 'GET', url: `${path}?page=${page}&limit=${limit}` })
+          ).json()
+          expect(body.pagination, `${path} page ${page} limit ${limit}`).toEqual({
+            page,
+            limit,
+            total: all.length,
+            pages: Math.ceil(all.length / limit),
+          })
+          expect(body.data.map((r: { id: string }) => r.id)).toEqual(
+            all.slice((page - 1) * limit, page * limit),
+          )
+        }
+      }
+    }
+  })
+})

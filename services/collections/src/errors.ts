@@ -14,6 +14,14 @@ import {
 export const invalidField = (path: string, message: string, code = 'bad_request') =>
   new BadRequestError(`${path} ${message}`, { code, data: { errors: [{ path, message }] } })
 
+/** 400 page_too_deep: page × limit is past the rows `page` may read; deeper pages are read with `cursor`. */
+export const pageTooDeep = (maxRows: number) =>
+  invalidField(
+    'query.page',
+    `× limit must be at most ${maxRows}: read deeper pages with cursor (the previous page's pagination.next_cursor)`,
+    'page_too_deep',
+  )
+
 /** 400 invalid_urn: the body's URN does not parse, or does not match the collection's kind. */
 export const invalidUrn = (message: string) => invalidField('body.urn', message, 'invalid_urn')
 

@@ -1,4 +1,5 @@
 import { type App, createSql, type Sql } from '@genesis/common'
+import { lockWaiters } from '@genesis/common/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../src/app.js'
 import { answersVersion } from '../src/db/answers-version.js'
@@ -248,5 +249,103 @@ describe('freshRead', () => {
     const b = version()
     await expect(a).rejects.toThrow('database away')
     expect(await b).toBe(2)
+  })
+})
+
+describe('one build for the requests that wait for the same answer', () => {
+  /** A build that ends when told to, counting its calls. */
+  const controlled = (reusable = true) => {
+    let release!: (body: string) => void
+    let fail!: (error: Error) => void
+    const built = new Promise<string>((resolve, reject) => {
+      release = resolve
+      fail = reject
+    })
+    const calls = { n: 0 }
+    const build = async () => {
+      calls.n++
+      return { body: Buffer.from(await built), reusable }
+    }
+    return { build, calls, release, fail }
+  }
+
+  it('shares a build under way with the requests for the same version and key, and keeps it', async () => {
+    const cache = new AnswerCache()
+    const { build, calls, release } = controlled()
+    const waiting = Array.from({ length: 5 }, () => cache.answer(7, 'k', build))
+    const other = cache.answer(7, 'other', build)
+    const newer = cache.answer(8, 'k', build)
+    release('answer')
+    expect((await Promise.all(waiting)).map(String)).toEqual(Array(5).fill('answer'))
+    await Promise.all([other, newer])
+    // one build for the five, one for the other key, one for the newer version
+    expect(calls.n).toBe(3)
+    expect(String(cache.get(8, 'k'))).toBe('answer')
+    expect(String(await cache.answer(8, 'k', build))).toBe('answer')
+    expect(calls.n).toBe(3)
+  })
+
+  it('gives an answer that depends on the clock to its own request only', async () => {
+    const cache = new AnswerCache()
+    const { build, calls, release } = controlled(false)
+    const waiting = Array.from({ length: 3 }, () => cache.answer(1, 'k', build))
+    release('locked page')
+    expect((await Promise.all(waiting)).map(String)).toEqual(Array(3).fill('locked page'))
+    expect(calls.n).toBe(3)
+    expect(cache.get(1, 'k')).toBeUndefined()
+  })
+
+  it('fails the requests that waited for a failed build, and builds again for the next', async () => {
+    const cache = new AnswerCache()
+    const { build, calls, fail } = controlled()
+    const waiting = Array.from({ length: 3 }, () => cache.answer(1, 'k', build))
+    fail(new Error('the database did not answer'))
+    for (const outcome of await Promise.allSettled(waiting)) expect(outcome.status).toBe('rejected')
+    expect(calls.n).toBe(1)
+    const again = controlled()
+    const next = cache.answer(1, 'k', again.build)
+    again.release('now')
+    expect(String(await next)).toBe('now')
+  })
+
+  it('over HTTP: concurrent requests for a list nobody built yet run its query once', async () => {
+    /** Counts the requests that reached the cache. */
+    class Counting extends AnswerCache {
+      asked = 0
+      override answer(...args: Parameters<AnswerCache['answer']>) {
+        this.asked++
+        return super.answer(...args)
+      }
+    }
+    const answers = new Counting()
+    const sql = createSql(h.db.url, { max: 8, settings: COLLECTIONS_DB_SETTINGS })
+    const app = await buildApp({ sql, config: h.config, context: { answers } })
+    const holder = await h.db.sql.reserve()
+    try {
+      const name = uniqueName('Shared')
+      await createCollection(h.app, alice, { name })
+      const url = `/v1/collections?q=${encodeURIComponent(name)}`
+      // the list's query waits for this lock: the first build stays under way while the others arrive
+      await holder`begin`
+      await holder`lock table collections in access exclusive mode`
+      const responses = Array.from({ length: 6 }, () => list(app, url))
+      for (let i = 0; answers.asked < 6; i++) {
+        if (i > 1000) throw new Error('the requests never reached the answer cache')
+        await new Promise((resolve) => setTimeout(resolve, 10))
+      }
+      await lockWaiters(h.db.sql, 1)
+      const [waiting] = await h.db.sql<{ n: number }[]>`
+        select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`
+      expect(waiting!.n).toBe(1)
+      await holder`commit`
+      const bodies = (await Promise.all(responses)).map((r) => r.body)
+      expect(new Set(bodies).size).toBe(1)
+      expect(names(bodies[0]!)).toEqual([name])
+    } finally {
+      await holder`rollback`.catch(() => {})
+      holder.release()
+      await app.close()
+      await sql.end({ timeout: 5 })
+    }
   })
 })

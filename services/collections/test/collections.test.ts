@@ -414,7 +414,7 @@ describe('lists', () => {
     const res = await call(h.app, h.committee, 'GET', `/v1/collections?q=${marker}&limit=100`)
     expect(res.statusCode).toBe(200)
     const body = res.json()
-    expect(body.pagination).toEqual({ page: 1, limit: 100, total: 8, pages: 1 })
+    expect(body.pagination).toEqual({ page: 1, limit: 100, total: 8, pages: 1, next_cursor: null })
     expect(body.data[0].name).toBe(`Mint ${marker}`)
     expect(body.data[0]).toHaveProperty('salt')
     const published = await call(h.app, h.committee, 'GET', `/v1/collections?q=${marker}&is_published=false`)
@@ -433,7 +433,8 @@ describe('lists', () => {
 
   it('pages with page and limit', async () => {
     const first = (await call(h.app, h.committee, 'GET', `/v1/collections?q=marker ${marker}&limit=3`)).json()
-    expect(first.pagination).toEqual({ page: 1, limit: 3, total: 7, pages: 3 })
+    expect(first.pagination).toMatchObject({ page: 1, limit: 3, total: 7, pages: 3 })
+    expect(first.pagination.next_cursor).toMatch(/^[A-Za-z0-9_-]+$/)
     expect(first.data).toHaveLength(3)
     const third = (
       await call(h.app, h.committee, 'GET', `/v1/collections?q=marker ${marker}&limit=3&page=3`)

@@ -79,9 +79,11 @@ const KINDS = [
  */
 export async function seedCollections(sql: Sql, count: number, network = 'sepolia'): Promise<void> {
   await sql.begin(async (tx) => {
+    // the name suffixes too (migration 00007), which a trigger writes for the inserted collections
     const indexes = await tx<{ indexname: string; indexdef: string }[]>`
-      select indexname, indexdef from pg_indexes
-      where schemaname = current_schema() and tablename = 'collections' and indexname <> 'collections_pkey'`
+      select i.indexname, i.indexdef from pg_indexes i
+      where i.schemaname = current_schema() and i.tablename in ('collections', 'collection_name_suffixes')
+        and not exists (select from pg_constraint c where c.conname = i.indexname)`
     for (const index of indexes) await tx`drop index ${tx(index.indexname)}`
     await tx`
       insert into collections (id, name, eth_address, salt, contract_address, urn, is_published, created_at, updated_at)
@@ -100,6 +102,11 @@ export async function seedCollections(sql: Sql, count: number, network = 'sepoli
     for (const index of indexes) await tx.unsafe(index.indexdef)
   })
   await sql`analyze collections`
+  // absent from a database migrated only part of the way (a migration's test)
+  const [suffixes] = await sql<
+    { table: string | null }[]
+  >`select to_regclass('collection_name_suffixes')::text as table`
+  if (suffixes?.table) await sql`analyze collection_name_suffixes`
 }
 
 /**

@@ -1,3 +1,4 @@
+import { BATCH_SIZE, inBatches } from '../db/batches.js'
 import type { Sql } from '../db/database.js'
 import { refuse } from './refusal.js'
 import type { VerifiedSigner } from './verify.js'
@@ -41,8 +42,23 @@ export async function rememberSignature(sql: Sql, used: UsedSignature): Promise<
   if (inserted.length === 0) throw replayRefused()
 }
 
-/** Forgets the signatures that could no longer pass the age check. */
-export async function pruneSignatures(sql: Sql): Promise<number> {
-  const result = await sql`delete from signed_fetch_replays where expires_at < now()`
-  return result.count
+/**
+ * Forgets the signatures that could no longer pass the age check, oldest first, in batches that the
+ * expires_at index finds (inBatches): each statement's cost is its batch, whatever the table holds. The
+ * rows are deleted by their address alone (rows here are never updated, only inserted and deleted), so
+ * that the delete cannot be planned as a walk of every expired row filtered by the batch's addresses.
+ */
+export function pruneSignatures(sql: Sql, signal?: AbortSignal): Promise<number> {
+  return inBatches(
+    sql,
+    async (tx) =>
+      (
+        await tx`
+          delete from signed_fetch_replays
+          where ctid = any(array(
+            select ctid from signed_fetch_replays where expires_at < now()
+            order by expires_at limit ${tx.unsafe(String(BATCH_SIZE))}))`
+      ).count,
+    { size: BATCH_SIZE, signal },
+  )
 }

@@ -87,13 +87,19 @@ function socketWithDeadline(queryMs: number) {
   }
 }
 
+/** The query deadline each pool was made with (createSql), for work that must stay under it. */
+const queryDeadlines = new WeakMap<Sql, number>()
+
+/** Milliseconds PostgreSQL may stay silent on this pool's queries before they fail; 0 for no deadline. */
+export const queryDeadlineMs = (sql: Sql): number => queryDeadlines.get(sql) ?? 0
+
 /** A porsager `postgres` client with the options every service uses. */
 export function createSql(
   url: string,
   options: { max?: number; settings?: SessionSettings | undefined; timeouts?: DatabaseTimeouts } = {},
 ): Sql {
   const queryMs = options.timeouts?.queryMs ?? 0
-  return postgres(url, {
+  const sql = postgres(url, {
     max: options.max ?? 10,
     idle_timeout: 30,
     connect_timeout: options.timeouts?.connectS ?? DEFAULT_CONNECT_TIMEOUT_S,
@@ -106,6 +112,8 @@ export function createSql(
     connection: { application_name: 'genesis', ...options.settings },
     ...(queryMs > 0 ? { socket: socketWithDeadline(queryMs) } : {}),
   })
+  if (queryMs > 0) queryDeadlines.set(sql, queryMs)
+  return sql
 }
 
 /** Connects to DATABASE_URL, or starts the embedded PostgreSQL under dataDir when there is none. */

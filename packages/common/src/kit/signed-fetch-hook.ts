@@ -73,9 +73,15 @@ export function installSignedFetch(app: FastifyInstance, sql: Sql, options: Sign
           : [route.onRequest]
     route.onRequest = [verify(mode, route.config?.replay ?? 'kit'), ...own]
   })
+  const closing = new AbortController()
   const timer = setInterval(() => {
-    pruneSignatures(sql).catch((err: unknown) => app.log.warn({ err }, 'pruning used signatures failed'))
+    pruneSignatures(sql, closing.signal).catch((err: unknown) =>
+      app.log.warn({ err }, 'pruning used signatures failed'),
+    )
   }, PRUNE_INTERVAL_MS)
   timer.unref()
-  app.addHook('onClose', async () => clearInterval(timer))
+  app.addHook('onClose', async () => {
+    clearInterval(timer)
+    closing.abort()
+  })
 }

@@ -44,12 +44,24 @@ function freePort(): Promise<number> {
   })
 }
 
+export interface PrivateClusterOptions {
+  /**
+   * Keep fsync and full-page writes on, as a deployment runs (default off: a fault test needs no
+   * durability, and its cluster starts faster).
+   */
+  durable?: boolean
+  /** More server settings (`-c name=value`), e.g. shared_preload_libraries. */
+  settings?: Record<string, string>
+}
+
 /**
  * Starts a private cluster, or says why it cannot and returns undefined (the caller skips), except under
  * CI=true, where a missing initdb is an error. PostgreSQL refuses to run as root: as root the cluster
  * belongs to the `postgres` user and every command runs through `runuser -u postgres --`.
  */
-export async function startPrivateCluster(): Promise<PrivateCluster | undefined> {
+export async function startPrivateCluster(
+  clusterOptions: PrivateClusterOptions = {},
+): Promise<PrivateCluster | undefined> {
   const bin = binDir()
   if (bin === undefined || !existsSync(join(bin, 'initdb')) || !existsSync(join(bin, 'pg_ctl'))) {
     const why = `no initdb/pg_ctl found (pg_config --bindir: ${bin ?? 'not found'}; PG_BINDIR sets it)`
@@ -70,7 +82,15 @@ export async function startPrivateCluster(): Promise<PrivateCluster | undefined>
   }
   const data = join(dir, 'data')
   const port = await freePort()
-  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off`
+  const settings = {
+    listen_addresses: '127.0.0.1',
+    ...(clusterOptions.durable ? {} : { fsync: 'off', full_page_writes: 'off' }),
+    ...clusterOptions.settings,
+  }
+  const options = [
+    `-p ${port} -k ${dir}`,
+    ...Object.entries(settings).map(([name, value]) => `-c ${name}=${value}`),
+  ].join(' ')
   const start = async () => {
     await command('pg_ctl', ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', '-t', '60', 'start'])
   }

@@ -1,6 +1,7 @@
-import { type Queryable, recordSignature, type Sql, type UsedSignature } from '@genesis/common'
+import { BATCH_SIZE, type Queryable, recordSignature, type Sql, type UsedSignature } from '@genesis/common'
 import type { ClaimTransaction } from '../schemas/claim-transaction.js'
-import type { ChainIdValue, ClaimStatus } from '../schemas/primitives.js'
+import { CHAIN_IDS, type ChainIdValue, type ClaimStatus } from '../schemas/primitives.js'
+import { pageTotal } from './page-total.js'
 
 /** A claim as read through claim_transactions_current: status and updated_at already account for expiry. */
 export interface ClaimRow {
@@ -121,14 +122,21 @@ export async function listClaims(
   user: string,
   page: { limit: number; offset: number },
 ): Promise<{ rows: ClaimRow[]; total: number }> {
-  const [rows, [count]] = await Promise.all([
-    sql<ClaimRow[]>`
-      select * from claim_transactions_current where "user" = ${user}
-      order by created_at desc, id desc
-      limit ${page.limit} offset ${page.offset}`,
-    sql<{ total: number }[]>`select count(*)::int as total from claim_transactions where "user" = ${user}`,
-  ])
-  return { rows, total: count?.total ?? 0 }
+  // the user's total as user_totals keeps it (migration 00007), once it has counted the user
+  const rows = await sql<(ClaimRow & { kept: number | null })[]>`
+    select c.*, (select claims from user_totals where "user" = ${user} and counted)::int as kept
+    from claim_transactions_current c where c."user" = ${user}
+    order by c.created_at desc, c.id desc
+    limit ${page.limit} offset ${page.offset}`
+  const total = await pageTotal(rows, page, async () => {
+    const kept = rows[0]?.kept
+    if (kept !== undefined && kept !== null) return kept
+    const [count] = await sql<{ total: number }[]>`
+      select coalesce((select claims from user_totals where "user" = ${user} and counted),
+                      (select count(*) from claim_transactions where "user" = ${user}))::int as total`
+    return count?.total ?? 0
+  })
+  return { rows, total }
 }
 
 /** The claim locked for a status change, with its status as it reads now. */
@@ -155,10 +163,25 @@ export async function setClaimStatus(
   return (await findClaim(sql, id))!
 }
 
-/** Unwatched claims that expired while `claimed`: reads already show them failed; this writes it down. */
+/** Every chain id, as an array literal written into the statements that look at each chain. */
+const CHAIN_LIST = `'{${CHAIN_IDS.join(',')}}'`
+
+/**
+ * One batch of the sweeper: up to BATCH_SIZE unwatched claims that expired while `claimed`, oldest expiry
+ * first (reads already show them failed; this writes it down). Each chain's expired claims are a range of
+ * claim_transactions_unwatched; the batch merges the chains' ranges, so it reads only the rows it changes.
+ */
 export async function failExpiredUnwatched(sql: Queryable): Promise<number> {
+  // joined to the batch's ids (not `id = any(…)`), so that the update finds its rows by primary key
+  // rather than walking an index of the conditions it checks again
   const result = await sql`
-    update claim_transactions set status = 'failed', updated_at = greatest(updated_at, expires_at)
-    where status = 'claimed' and not watched and expires_at <= now()`
+    update claim_transactions c set status = 'failed', updated_at = greatest(c.updated_at, c.expires_at)
+    from unnest(array(
+        select x.id from unnest(${sql.unsafe(CHAIN_LIST)}::text[]) as chain (id), lateral (
+          select id, expires_at from claim_transactions
+          where chain_id = chain.id and not watched and status = 'claimed' and expires_at <= now()
+          order by expires_at limit ${sql.unsafe(String(BATCH_SIZE))}) as x
+        order by x.expires_at limit ${sql.unsafe(String(BATCH_SIZE))})) as batch (id)
+    where c.id = batch.id and c.status = 'claimed' and not c.watched and c.expires_at <= now()`
   return result.count
 }

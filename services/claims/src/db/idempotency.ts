@@ -1,4 +1,4 @@
-import type { Queryable } from '@genesis/common'
+import { BATCH_SIZE, type Queryable } from '@genesis/common'
 
 /** Keys are kept this long; a retry after that creates a new claim. */
 export const IDEMPOTENCY_KEY_TTL_HOURS = 24
@@ -14,8 +14,17 @@ export async function findIdempotencyKey(
   return earlier && { requestHash: earlier.request_hash, claimId: earlier.claim_transaction_id }
 }
 
+/**
+ * One batch of the keys' pruning: up to BATCH_SIZE keys past their time, oldest first (the created_at
+ * index), deleted by their address alone (keys are never updated), so that the delete cannot be planned as
+ * a walk of every expired key filtered by the batch's addresses.
+ */
 export async function pruneIdempotencyKeys(sql: Queryable): Promise<number> {
   const result = await sql`
-    delete from idempotency_keys where created_at < now() - make_interval(hours => ${IDEMPOTENCY_KEY_TTL_HOURS})`
+    delete from idempotency_keys
+    where ctid = any(array(
+      select ctid from idempotency_keys
+      where created_at < now() - ${sql.unsafe(String(IDEMPOTENCY_KEY_TTL_HOURS))} * interval '1 hour'
+      order by created_at limit ${sql.unsafe(String(BATCH_SIZE))}))`
   return result.count
 }

@@ -1,4 +1,4 @@
-import type { Queryable } from '@genesis/common'
+import { BATCH_SIZE, type Queryable } from '@genesis/common'
 import type { Redemption } from '../chain/dispenser.js'
 
 /** A live claim of a watched chain, as the reconciler needs it. */
@@ -10,23 +10,50 @@ export interface LiveClaim {
   transaction_hash: string | null
 }
 
+const batch = (sql: Queryable) => sql.unsafe(String(BATCH_SIZE))
+
 /**
- * A chain newly given an RPC URL: its claims that are still live by the clock rule (a `claimed` one not yet
- * expired, or a `pending` one) become watched, so that from now on only the chain frees them.
+ * One batch of the adoption of a chain newly given an RPC URL: up to BATCH_SIZE of its claims that are
+ * still live by the clock rule (a `pending` one, then a `claimed` one not yet expired) become watched, so
+ * that from now on only the chain frees them. Both are ranges of claim_transactions_unwatched.
  */
 export async function adoptLiveClaims(sql: Queryable, chainId: string): Promise<number> {
+  // joined to the batch's ids: found by primary key (see failExpiredUnwatched)
   const result = await sql`
-    update claim_transactions set watched = true
-    where chain_id = ${chainId} and not watched
-      and (status = 'pending' or (status = 'claimed' and expires_at > now()))`
+    update claim_transactions c set watched = true
+    from unnest(array(
+        (select id from claim_transactions
+         where chain_id = ${chainId} and not watched and status = 'pending'
+         order by expires_at limit ${batch(sql)})
+        union all
+        (select id from claim_transactions
+         where chain_id = ${chainId} and not watched and status = 'claimed' and expires_at > now()
+         order by expires_at limit ${batch(sql)})
+        limit ${batch(sql)})) as adopted (id)
+    where c.id = adopted.id and c.chain_id = ${chainId} and not c.watched
+      and (c.status = 'pending' or (c.status = 'claimed' and c.expires_at > now()))`
   return result.count
 }
 
-/** The contracts of the chain's watched live claims: the addresses whose Claimed events matter. */
+/**
+ * The distinct contracts of the chain's watched live claims, one probe of claim_transactions_watched_expiry
+ * each (a skip over the index rather than a read of every live claim): the addresses whose Claimed events
+ * matter.
+ */
 export async function liveContracts(sql: Queryable, chainId: string): Promise<string[]> {
   const rows = await sql<{ contract: string }[]>`
-    select distinct contract from claim_transactions
-    where chain_id = ${chainId} and watched and status in ('claimed', 'pending')`
+    with recursive contracts (contract) as (
+      (select contract from claim_transactions
+       where chain_id = ${chainId} and watched and status in ('claimed', 'pending')
+       order by contract limit 1)
+      union all
+      select (select c.contract from claim_transactions c
+              where c.chain_id = ${chainId} and c.watched and c.status in ('claimed', 'pending')
+                and c.contract > contracts.contract
+              order by c.contract limit 1)
+      from contracts where contracts.contract is not null
+    )
+    select contract from contracts where contract is not null`
   return rows.map((row) => row.contract)
 }
 
@@ -74,11 +101,17 @@ export async function expiredLiveClaims(
   finalTimestamp: number,
   limit: number,
 ): Promise<LiveClaim[]> {
+  // expiresAt is expires_at in whole seconds, rounded down: below a whole `finalTimestamp` exactly when
+  // expires_at is. Per contract a range of claim_transactions_watched_expiry, merged.
+  const contracts = await liveContracts(sql, chainId)
+  if (contracts.length === 0) return []
   return sql<LiveClaim[]>`
-    select id, contract, expires_at, status, transaction_hash from claim_transactions
-    where chain_id = ${chainId} and watched and status in ('claimed', 'pending')
-      and floor(extract(epoch from expires_at)) < ${finalTimestamp}
-    order by expires_at
+    select x.* from unnest(${contracts}::text[]) as live (contract), lateral (
+      select id, contract, expires_at, status, transaction_hash from claim_transactions
+      where chain_id = ${chainId} and contract = live.contract and watched and status in ('claimed', 'pending')
+        and expires_at < to_timestamp(${finalTimestamp})
+      order by expires_at limit ${limit}) as x
+    order by x.expires_at
     limit ${limit}`
 }
 

@@ -1,6 +1,7 @@
 import type { Queryable } from '@genesis/common'
 import type { ChainIdValue } from '../schemas/primitives.js'
 import type { Reward } from '../schemas/reward.js'
+import { pageTotal } from './page-total.js'
 
 /** A reward as read through rewards_current: claimable and its live claim, if any. */
 export interface RewardRow {
@@ -82,14 +83,21 @@ export async function listRewards(
   user: string,
   page: { limit: number; offset: number },
 ): Promise<{ rows: RewardRow[]; total: number }> {
-  const [rows, [count]] = await Promise.all([
-    sql<RewardRow[]>`
-      select * from rewards_current where "user" = ${user}
-      order by created_at desc, id desc
-      limit ${page.limit} offset ${page.offset}`,
-    sql<{ total: number }[]>`select count(*)::int as total from rewards where "user" = ${user}`,
-  ])
-  return { rows, total: count?.total ?? 0 }
+  // the user's total as user_totals keeps it (migration 00007), once it has counted the user
+  const rows = await sql<(RewardRow & { kept: number | null })[]>`
+    select r.*, (select rewards from user_totals where "user" = ${user} and counted)::int as kept
+    from rewards_current r where r."user" = ${user}
+    order by r.created_at desc, r.id desc
+    limit ${page.limit} offset ${page.offset}`
+  const total = await pageTotal(rows, page, async () => {
+    const kept = rows[0]?.kept
+    if (kept !== undefined && kept !== null) return kept
+    const [count] = await sql<{ total: number }[]>`
+      select coalesce((select rewards from user_totals where "user" = ${user} and counted),
+                      (select count(*) from rewards where "user" = ${user}))::int as total`
+    return count?.total ?? 0
+  })
+  return { rows, total }
 }
 
 export async function findRewards(sql: Queryable, ids: string[]): Promise<RewardRow[]> {

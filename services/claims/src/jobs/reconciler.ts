@@ -1,4 +1,4 @@
-import { LogRange, readLogRange, type Sql } from '@genesis/common'
+import { BATCH_SIZE, inBatches, LogRange, readLogRange, type Sql } from '@genesis/common'
 import { Counter, type Registry } from 'prom-client'
 import { type DispenserChain, receiptRedeems } from '../chain/dispenser.js'
 import {
@@ -41,6 +41,10 @@ export interface ReconcileReport {
   /** Chains whose tick stopped on an RPC error: nothing more was decided for them; retried next tick. */
   errors: number
 }
+
+/** The adoption of a chain given an RPC URL: its claims still live by the clock become watched, in batches. */
+export const adoptChain = (sql: Sql, chainId: string, signal?: AbortSignal) =>
+  inBatches(sql, (tx) => adoptLiveClaims(tx, chainId), { size: BATCH_SIZE, signal })
 
 const failureCounters = new WeakMap<Registry, Counter<'chain_id'>>()
 
@@ -150,9 +154,11 @@ export function createReconciler(options: ReconcilerOptions) {
     }
   }
 
-  async function reconcileChain(chain: DispenserChain, report: ReconcileReport) {
+  async function reconcileChain(chain: DispenserChain, report: ReconcileReport, signal?: AbortSignal) {
     if (!adopted.has(chain.chainId)) {
-      await adoptLiveClaims(sql, chain.chainId)
+      await adoptChain(sql, chain.chainId, signal)
+      // stopped half-way: the rest is adopted on the next start
+      if (signal?.aborted) return
       adopted.add(chain.chainId)
     }
     const final = await chain.finalBlock()
@@ -165,11 +171,12 @@ export function createReconciler(options: ReconcilerOptions) {
 
   return {
     /** One pass over every watched chain; callable directly (tests, or an operator's script). */
-    async tick(): Promise<ReconcileReport> {
+    async tick(signal?: AbortSignal): Promise<ReconcileReport> {
       const report: ReconcileReport = { checked: 0, successful: 0, failed: 0, returned: 0, errors: 0 }
       for (const chain of options.chains.values()) {
+        if (signal?.aborted) break
         try {
-          await reconcileChain(chain, report)
+          await reconcileChain(chain, report, signal)
         } catch (err) {
           // the node down or slow (or the database): what was applied stands, the rest waits for the next tick
           report.errors++

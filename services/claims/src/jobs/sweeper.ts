@@ -1,4 +1,4 @@
-import type { Sql } from '@genesis/common'
+import { BATCH_SIZE, inBatches, type Sql } from '@genesis/common'
 import { failExpiredUnwatched } from '../db/claim-transactions.js'
 import { pruneIdempotencyKeys } from '../db/idempotency.js'
 
@@ -10,8 +10,16 @@ export interface SweepReport {
 /**
  * Writes `failed` on claims of unwatched chains (no RPC URL) that expired while `claimed`: reads already
  * show them failed, this makes it durable. A claim of a watched chain is never touched here, live or not:
- * only the reconciler, on proof from the chain, may end it.
+ * only the reconciler, on proof from the chain, may end it. Then forgets the Idempotency-Keys past their
+ * time. Both in batches (inBatches) that an index gives exactly, so that a tick with nothing to do costs
+ * the same on any table, and a backlog is cleared in short transactions.
  */
-export async function sweep(sql: Sql): Promise<SweepReport> {
-  return { expired: await failExpiredUnwatched(sql), idempotencyKeys: await pruneIdempotencyKeys(sql) }
+export async function sweep(sql: Sql, signal?: AbortSignal): Promise<SweepReport> {
+  return { expired: await failExpired(sql, signal), idempotencyKeys: await pruneKeys(sql, signal) }
 }
+
+export const failExpired = (sql: Sql, signal?: AbortSignal) =>
+  inBatches(sql, failExpiredUnwatched, { size: BATCH_SIZE, signal })
+
+export const pruneKeys = (sql: Sql, signal?: AbortSignal) =>
+  inBatches(sql, pruneIdempotencyKeys, { size: BATCH_SIZE, signal })

@@ -130,80 +130,36 @@ export interface CollectionFilter {
   standardOnly?: boolean
 }
 
+/** A row of the list's order (created_at newest first, then id): where a keyset page starts after. */
+export interface Position {
+  /** created_at to the microsecond, ISO 8601 in UTC (`listPosition`). */
+  createdAt: string
+  id: string
+}
+
 export interface Page {
   limit: number
   offset: number
+  /** Keyset paging: the page starts right after this row (`offset` is then not used). */
+  after?: Position | undefined
 }
 
 type Parameter = string | number
 
-/**
- * The filter as SQL text with numbered parameters ($1, $2, …). Publication is written into the text, not
- * passed as a parameter, so a generic plan can use the partial index on published collections.
- */
-function whereClause(filter: CollectionFilter): { text: string; params: Parameter[] } {
-  const params: Parameter[] = []
-  const param = (value: Parameter) => {
-    params.push(value)
-    return `$${params.length}`
+/** SQL text with numbered parameters ($1, $2, …). */
+class Statement {
+  readonly params: Parameter[] = []
+  param(value: Parameter): string {
+    this.params.push(value)
+    return `$${this.params.length}`
   }
-  const conditions: string[] = []
-  // a suffix of the name starts with q (migrations/00003: the suffix index)
-  if (filter.q !== undefined)
-    conditions.push(`collection_name_suffixes(c.name) @@ collection_name_prefix(${param(filter.q)})`)
-  conditions.push(...flagConditions(filter, 'c.'))
-  if (filter.member !== undefined) {
-    // One indexed branch per role, rather than an OR of them, which only a scan of the table can answer.
-    const member = param(filter.member)
-    conditions.push(`c.id in (
-      select id from collections where eth_address = ${member}
-      union all select id from collections where managers @> array[${member}]::text[]
-      union all select id from collections where minters @> array[${member}]::text[]
-      union all select id from collections where third_party_id in (
-        select id from third_parties where managers @> array[${member}]::text[]))`)
-  }
-  return { text: conditions.length === 0 ? '' : `where ${conditions.join(' and ')}`, params }
 }
 
-/** What the list of contract addresses reads of each collection on its page. */
-const CONTRACT_ADDRESS = 'c.contract_address'
-
 /**
- * One page, newest first, each row with the number of matches (`total`). Statements are prepared once
- * per connection and run with their generic plan (plan_cache_mode=force_generic_plan, src/db/settings.ts):
- * one round trip and no planning per call. A generic plan is blind to the search term, so a search or a
- * member's list first collects its matches in a materialized CTE, which only an index (name suffixes, owner,
- * managers, minters) can produce, counts them there and reads the page's rows by key; planned freely, a
- * generic plan would walk the whole created_at index, filtering. An unnarrowed page walks that index, and
- * its total comes from `collection_counts` (kept by trigger) instead of counting the table. The figures
- * behind both choices are in BENCHMARKS.md.
- */
-export function listQuery(
-  filter: CollectionFilter,
-  page: Page,
-  // a collection's own fields: no list decides rights row by row, so none joins the third party's managers
-  columns: string = FIELDS,
-): { text: string; params: Parameter[] } {
-  const where = whereClause(filter)
-  const n = where.params.length
-  const params = [...where.params, page.limit, page.offset]
-  const window = `limit $${n + 1} offset $${n + 2}`
-  const text = isNarrowed(filter)
-    ? `with matched as materialized (select c.id, c.created_at from collections c ${where.text}),
-       page as (select id, created_at, count(*) over ()::int as total from matched
-                order by created_at desc, id ${window})
-       select ${columns}, page.total from page join collections c on c.id = page.id
-       order by page.created_at desc, page.id`
-    : `select ${columns}, (${keptCount(filter)}) as total from collections c
-       ${where.text} order by c.created_at desc, c.id ${window}`
-  return { text, params }
-}
-
-const isNarrowed = (filter: CollectionFilter) => filter.q !== undefined || filter.member !== undefined
-
-/**
- * The flags of the filter as conditions on `collections` (prefix `c.`) or, with no prefix, on the keys of
- * `collection_counts`, whose columns are named alike but for kind and review.
+ * The flags of the filter as conditions on a table with the columns of `collections` (prefix `c.`), on
+ * `collection_name_suffixes` (prefix `s.`: publication and kind only) or, with no prefix, on the keys of
+ * `collection_counts`, whose columns are named alike but for kind and review. Each is written into the
+ * text, not passed as a parameter, so that a generic plan can use the partial indexes.
  */
 function flagConditions(filter: CollectionFilter, prefix: 'c.' | ''): string[] {
   const flag = (value: boolean | undefined, column: string, negated = `not ${column}`) =>
@@ -220,6 +176,151 @@ function flagConditions(filter: CollectionFilter, prefix: 'c.' | ''): string[] {
   ]
 }
 
+/** Whether the filter asks for more than collection_name_suffixes knows (publication and kind). */
+const needsCollections = (filter: CollectionFilter) =>
+  filter.isApproved !== undefined ||
+  filter.reviewed !== undefined ||
+  filter.pendingReview !== undefined ||
+  filter.member !== undefined
+
+/** The member's collections: one indexed branch per role, rather than an OR of them (a scan of the table). */
+const memberCondition = (member: string) => `c.id in (
+      select id from collections where eth_address = ${member}
+      union all select id from collections where managers @> array[${member}]::text[]
+      union all select id from collections where minters @> array[${member}]::text[]
+      union all select id from collections where third_party_id in (
+        select id from third_parties where managers @> array[${member}]::text[]))`
+
+/**
+ * The suffixes that start with q (a range of collection_name_suffixes_search), each collection once. The
+ * length is a subquery so that it is computed once, not for each row of the range.
+ */
+const suffixRange = (q: string) => [
+  `s.suffix >= lower(${q}) collate "C"`,
+  `s.suffix < collection_name_prefix_end(lower(${q})) collate "C"`,
+  `s.repeats < (select char_length(lower(${q})))`,
+]
+
+/** Publication and kind, which collection_name_suffixes keeps beside each suffix. */
+const suffixFlags = (filter: CollectionFilter) => [
+  ...(filter.isPublished === undefined ? [] : [filter.isPublished ? 's.is_published' : 'not s.is_published']),
+  ...(filter.standardOnly ? ['s.is_standard'] : []),
+]
+
+/**
+ * The matches of a narrowed filter other than a plain search (a member, or a search with a review
+ * filter), as `(id, created_at)` rows, which only an index (name suffixes, owner, managers, minters) can
+ * produce. The review state is not beside the suffixes: such a search reads each match's row.
+ */
+function matchesOf(filter: CollectionFilter, statement: Statement): string {
+  if (filter.q === undefined) {
+    const conditions = [memberCondition(statement.param(filter.member!)), ...flagConditions(filter, 'c.')]
+    return `select c.id, c.created_at from collections c where ${conditions.join(' and ')}`
+  }
+  const conditions = suffixRange(statement.param(filter.q))
+  if (filter.member !== undefined) conditions.push(memberCondition(statement.param(filter.member)))
+  conditions.push(...flagConditions(filter, 'c.'))
+  return `select c.id, c.created_at from collection_name_suffixes s join collections c on c.id = s.collection_id
+          where ${conditions.join(' and ')}`
+}
+
+/** The position of a row in the list's order, as a page's `after`: created_at to the microsecond. */
+const POSITION = `to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as position_at`
+
+/**
+ * Rows after `after` in the order created_at desc, id (ascending for equal times): `created_at <= at` is a
+ * range an index on created_at starts at (an OR of the two cases alone would make the walk start at the
+ * newest row), the rest leaves out the rows of that very time up to the cursor's. The time goes as text:
+ * postgres.js would carry a timestamptz parameter through a JavaScript Date, to the millisecond.
+ */
+const afterCondition = (statement: Statement, after: Position, createdAt: string, id: string) => {
+  const at = `${statement.param(after.createdAt)}::text::timestamptz`
+  const key = `${statement.param(after.id)}::uuid`
+  return `${createdAt} <= ${at} and (${createdAt} < ${at} or ${id} > ${key})`
+}
+
+/**
+ * A search (q, with publication and kind at most): one statement that counts the matches in the suffix
+ * index alone, then reads the page the cheaper of two ways, decided by that count (the other way's
+ * branch is cut by a one-time filter before it reads anything):
+ * - a common term (matches × matches > rows to skip and show × the collections it filters): walk
+ *   created_at newest first, looking at each name, until the page is full; the rows walked are about the
+ *   page's depth × collections / matches, whatever the number of matches;
+ * - otherwise, the newest of the matches in the suffix range, sorted.
+ * Its cost is the count's (an index-only range) plus at most the smaller of the two.
+ */
+function searchQuery(q: string, filter: CollectionFilter, page: Page, columns: string) {
+  const statement = new Statement()
+  const term = statement.param(q)
+  const range = [...suffixRange(term), ...suffixFlags(filter)].join(' and ')
+  const limit = `${statement.param(page.limit)}::int`
+  const offset = page.after ? '0' : `${statement.param(page.offset)}::int`
+  const walkAfter = page.after ? afterCondition(statement, page.after, 'c.created_at', 'c.id') : 'true'
+  const rangeAfter = page.after
+    ? afterCondition(statement, page.after, 's.created_at', 's.collection_id')
+    : 'true'
+  const walking = `(select n from total)::float8 * (select n from total) > (${limit} + ${offset})::float8 * (${keptCount(filter)})`
+  const walkFlags = flagConditions(filter, 'c.')
+  const text = `with total as materialized (
+      select count(*)::int as n from collection_name_suffixes s where ${range}
+    ), walked as materialized (
+      select c.id, c.created_at from collections c
+      where ${walking} and ${[...walkFlags, `strpos(lower(c.name), (select lower(${term}))) > 0`, walkAfter].join(' and ')}
+      order by c.created_at desc, c.id limit ${limit} offset ${offset}
+    ), ranged as materialized (
+      select s.collection_id as id, s.created_at from collection_name_suffixes s
+      where not (${walking}) and ${range} and ${rangeAfter}
+      order by s.created_at desc, s.collection_id limit ${limit} offset ${offset}
+    ), page as (select id, created_at from walked union all select id, created_at from ranged)
+    select ${columns}, ${POSITION}, (select n from total) as total from page join collections c on c.id = page.id
+    order by page.created_at desc, page.id`
+  return { text, params: statement.params }
+}
+
+/**
+ * One page, newest first, each row with the number of matches (`total`) and its position (for the next
+ * page's cursor). Statements are prepared once per connection and run with their generic plan
+ * (plan_cache_mode=force_generic_plan, src/db/settings.ts): one round trip and no planning per call. A
+ * generic plan is blind to the search term, so a search reads its matches from the suffix index
+ * (searchQuery), and a member's list collects its matches in a materialized CTE that only an index
+ * (owner, managers, minters) can produce, counts them there and reads the page's rows by key; planned
+ * freely, a generic plan would walk the whole created_at index, filtering. An unnarrowed page walks that
+ * index (from the cursor's row with `after`), and its total comes from `collection_counts` (kept by
+ * trigger) instead of counting the table. The figures behind these choices are in BENCHMARKS.md.
+ */
+export function listQuery(
+  filter: CollectionFilter,
+  page: Page,
+  // a collection's own fields: no list decides rights row by row, so none joins the third party's managers
+  columns: string = FIELDS,
+): { text: string; params: Parameter[] } {
+  if (filter.q !== undefined && !needsCollections(filter)) return searchQuery(filter.q, filter, page, columns)
+  const statement = new Statement()
+  const selected = `${columns}, ${POSITION}`
+  if (isNarrowed(filter)) {
+    const matched = matchesOf(filter, statement)
+    const window = page.after
+      ? `where ${afterCondition(statement, page.after, 'created_at', 'id')} order by created_at desc, id limit ${statement.param(page.limit)}`
+      : `order by created_at desc, id limit ${statement.param(page.limit)} offset ${statement.param(page.offset)}`
+    const text = `with matched as materialized (${matched}),
+       page as (select id, created_at, (select count(*) from matched)::int as total from matched ${window})
+       select ${selected}, page.total from page join collections c on c.id = page.id
+       order by page.created_at desc, page.id`
+    return { text, params: statement.params }
+  }
+  const conditions = flagConditions(filter, 'c.')
+  if (page.after) conditions.push(afterCondition(statement, page.after, 'c.created_at', 'c.id'))
+  const where = conditions.length === 0 ? '' : `where ${conditions.join(' and ')}`
+  const window = page.after
+    ? `limit ${statement.param(page.limit)}`
+    : `limit ${statement.param(page.limit)} offset ${statement.param(page.offset)}`
+  const text = `select ${selected}, (${keptCount(filter)}) as total from collections c
+       ${where} order by c.created_at desc, c.id ${window}`
+  return { text, params: statement.params }
+}
+
+const isNarrowed = (filter: CollectionFilter) => filter.q !== undefined || filter.member !== undefined
+
 /** The number of collections an unnarrowed filter selects, from the counts the trigger keeps. */
 function keptCount(filter: CollectionFilter): string {
   const conditions = flagConditions(filter, '')
@@ -233,14 +334,15 @@ const prepared = <T extends object>(sql: Queryable, text: string, params: Parame
 
 /** The total when the page itself cannot tell it: past the last match. */
 async function countWhere(sql: Queryable, filter: CollectionFilter): Promise<number> {
-  const where = whereClause(filter)
-  const [row] = await prepared<{ total: number }>(
-    sql,
-    isNarrowed(filter)
-      ? `select count(*)::int as total from collections c ${where.text}`
-      : `select (${keptCount(filter)}) as total`,
-    isNarrowed(filter) ? where.params : [],
-  )
+  const statement = new Statement()
+  const text =
+    filter.q !== undefined && !needsCollections(filter)
+      ? `select count(*)::int as total from collection_name_suffixes s
+         where ${[...suffixRange(statement.param(filter.q)), ...suffixFlags(filter)].join(' and ')}`
+      : isNarrowed(filter)
+        ? `select count(*)::int as total from (${matchesOf(filter, statement)}) as matched`
+        : `select (${keptCount(filter)}) as total`
+  const [row] = await prepared<{ total: number }>(sql, text, statement.params)
   return row?.total ?? 0
 }
 
@@ -250,16 +352,41 @@ const totalOf = async (
   rows: readonly { total: number }[],
 ): Promise<number> => rows[0]?.total ?? countWhere(sql, filter)
 
-/** Newest first. */
+/** What a list row carries besides the collection: its position in the order, and the list's total. */
+interface Listed {
+  position_at: string
+  total: number
+}
+
+export interface ListedPage<T> {
+  rows: T[]
+  total: number
+  /** The position of the page's last row when more rows follow it: where the next page starts. */
+  last: Position | null
+}
+
+/**
+ * Newest first. One row more than the page is read: whether it exists says whether a next page does,
+ * whatever was written since the total was counted.
+ */
 export async function listCollections(
   sql: Queryable,
   filter: CollectionFilter,
   page: Page,
-): Promise<{ rows: CollectionFields[]; total: number }> {
-  const query = listQuery(filter, page)
-  const rows = await prepared<CollectionFields & { total: number }>(sql, query.text, query.params)
-  return { rows, total: await totalOf(sql, filter, rows) }
+): Promise<ListedPage<CollectionFields>> {
+  const query = listQuery(filter, { ...page, limit: page.limit + 1 })
+  const read = await prepared<CollectionFields & Listed>(sql, query.text, query.params)
+  const rows = read.slice(0, page.limit)
+  const last = read.length > page.limit ? rows.at(-1) : undefined
+  return {
+    rows,
+    total: await totalOf(sql, filter, rows),
+    last: last ? { createdAt: last.position_at, id: last.id } : null,
+  }
 }
+
+/** What the list of contract addresses reads of each collection on its page. */
+const CONTRACT_ADDRESS = 'c.contract_address'
 
 export async function listContractAddresses(
   sql: Queryable,
@@ -267,7 +394,7 @@ export async function listContractAddresses(
   page: Page,
 ): Promise<{ addresses: string[]; total: number }> {
   const standard = { ...filter, standardOnly: true }
-  const query = listQuery(standard, page, CONTRACT_ADDRESS)
+  const query = listQuery(standard, page, `c.id, ${CONTRACT_ADDRESS}`)
   const rows = await prepared<{ contract_address: string; total: number }>(sql, query.text, query.params)
   return {
     addresses: rows.map((r) => r.contract_address),

@@ -127,17 +127,20 @@ export async function curationsOf(sql: Queryable, collectionId: string): Promise
 }
 
 /**
- * A search of the queue: pending reviews whose collection's name contains `$3`. `c.pending_review` lets
- * the planner intersect the few collections waiting for review with the name-suffix index, so a common
- * word does not visit every collection whose name contains it.
+ * A search of the queue: pending reviews whose collection's name contains `$3` (case-insensitive, as a
+ * collection search). It starts from what is pending, the few collections waiting for review
+ * (`c.pending_review`, a partial index), and looks at each one's name: a common word does not visit every
+ * collection whose name contains it.
  */
 const SEARCHED_PENDING = `select cu.id, cu.created_at from collections c
   join curations cu on cu.collection_id = c.id and cu.status = 'pending'
-  where c.pending_review and collection_name_suffixes(c.name) @@ collection_name_prefix($3)`
+  where c.pending_review and strpos(lower(c.name), lower($3)) > 0`
 
 /**
  * The committee's queue as one statement ($1 limit, $2 offset, $3 the search). Unsearched, it walks the
- * pending reviews' partial index in queue order and counts that index; searched, its matches are gathered
+ * pending reviews' partial index in queue order, and its total is the collections waiting for review as
+ * collection_counts keeps them (one pending review per collection, and `pending_review` is set and cleared
+ * by the transactions that open and decide it), not a count of the queue; searched, its matches are gathered
  * in a materialized CTE, counted and paged, like the collection lists (migrations 00003, 00004).
  */
 export const pendingCurationsQuery = (searched: boolean) =>
@@ -148,7 +151,7 @@ export const pendingCurationsQuery = (searched: boolean) =>
        select ${COLUMNS}, page.total from page join curations cu on cu.id = page.id
          join collections c on c.id = cu.collection_id
        order by page.created_at, page.id`
-    : `select ${COLUMNS}, (select count(*)::int from curations where status = 'pending') as total
+    : `select ${COLUMNS}, (select coalesce(sum(n), 0)::int from collection_counts where pending_review) as total
        from curations cu join collections c on c.id = cu.collection_id
        where cu.status = 'pending' order by cu.created_at, cu.id limit $1 offset $2`
 
@@ -173,7 +176,7 @@ export async function listPendingCurations(
   const [counted] = await sql.unsafe<{ total: number }[]>(
     searched
       ? `select count(*)::int as total from (${SEARCHED_PENDING.replace('$3', '$1')}) as matched`
-      : `select count(*)::int as total from curations where status = 'pending'`,
+      : `select coalesce(sum(n), 0)::int as total from collection_counts where pending_review`,
     filter.q === undefined ? [] : [filter.q],
     { prepare: true },
   )

@@ -10,10 +10,10 @@ export interface Built<T> {
 }
 
 /**
- * Sends the answer kept for `key` under the current answers version, or builds it, serialises it with the
- * route's own response serialiser (the same bytes Fastify would send) and keeps it. Fastify sends bytes
- * with a JSON content type as they are. Without RPC_URL only: with it, each list asks the chain for
- * approvals, which no database version follows.
+ * Sends the answer kept for `key` under the current answers version, or the one being built for it, or
+ * builds it (AnswerCache.answer), serialised with the route's own response serialiser (the same bytes
+ * Fastify would send). Fastify sends bytes with a JSON content type as they are. Without RPC_URL only:
+ * with it, each list asks the chain for approvals, which no database version follows.
  */
 export async function sendCachedAnswer<T>(
   ctx: Context,
@@ -23,13 +23,15 @@ export async function sendCachedAnswer<T>(
 ): Promise<FastifyReply> {
   if (ctx.chain) return reply.send((await build()).answer)
   const version = await ctx.answersVersion()
-  const kept = ctx.answers.get(version, key)
-  if (kept !== undefined) return reply.type(JSON_TYPE).send(kept)
-  const { answer, reusable } = await build()
-  const serialised = reply.serialize(answer)
-  // kept encoded: a hit writes the bytes without encoding the text again
-  const body =
-    typeof serialised === 'string' ? Buffer.from(serialised) : Buffer.from(new Uint8Array(serialised))
-  if (reusable) ctx.answers.set(version, key, body)
+  const body = await ctx.answers.answer(version, key, async () => {
+    const { answer, reusable } = await build()
+    const serialised = reply.serialize(answer)
+    // kept encoded: a hit writes the bytes without encoding the text again
+    return {
+      body:
+        typeof serialised === 'string' ? Buffer.from(serialised) : Buffer.from(new Uint8Array(serialised)),
+      reusable,
+    }
+  })
   return reply.type(JSON_TYPE).send(body)
 }

@@ -1,4 +1,4 @@
-import { Envelope, errorResponses, NoContent, offsetOf, ok, paged, type RoutePlugin } from '@genesis/common'
+import { Envelope, errorResponses, NoContent, ok, type RoutePlugin } from '@genesis/common'
 import type { Context } from '../context.js'
 import { type CollectionFields, findCollection, listCollections } from '../db/collections.js'
 import { seesFullView } from '../domain/access.js'
@@ -19,6 +19,7 @@ import {
   CollectionWrite,
 } from '../schemas/collection.js'
 import { sendCachedAnswer } from './cached-answer.js'
+import { cursorPaged, listRequestPage } from './list-page.js'
 
 /** The review filters of a list query, as the list's filter. */
 const reviewFilter = (query: { is_approved?: boolean; reviewed?: boolean; pending_review?: boolean }) => ({
@@ -26,8 +27,6 @@ const reviewFilter = (query: { is_approved?: boolean; reviewed?: boolean; pendin
   reviewed: query.reviewed,
   pendingReview: query.pending_review,
 })
-
-const pageOf = (query: { page: number; limit: number }) => ({ limit: query.limit, offset: offsetOf(query) })
 
 /** A full view shows an active lock, which expires with the clock: such a page is built for every request. */
 const unlocked = (rows: readonly CollectionFields[]) => rows.every((row) => row.lock === null)
@@ -53,9 +52,12 @@ export const collectionRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
     },
     async (request, reply) => {
       const query = request.query
+      const page = listRequestPage(query)
       const committee = ctx.committee.has(request.signer!)
-      if (!committee && query.is_published === false) return paged([], { ...query, total: 0 })
-      const { q, is_published, is_approved, reviewed, pending_review, page, limit } = query
+      if (!committee && query.is_published === false) {
+        return cursorPaged([], page, { total: 0, last: null })
+      }
+      const { q, is_published, is_approved, reviewed, pending_review, limit, cursor } = query
       const key = JSON.stringify([
         'list',
         committee,
@@ -64,19 +66,20 @@ export const collectionRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
         is_approved,
         reviewed,
         pending_review,
-        page,
+        query.page,
         limit,
+        cursor,
       ])
       return sendCachedAnswer<CollectionPage>(ctx, reply, key, async () => {
-        const { rows, total } = await listCollections(
+        const listed = await listCollections(
           ctx.sql,
           { q, isPublished: committee ? is_published : true, ...reviewFilter(query) },
-          pageOf(query),
+          page.page,
         )
-        if (ctx.chain) await refreshApproval(ctx, rows)
+        if (ctx.chain) await refreshApproval(ctx, listed.rows)
         return {
-          answer: paged(rows.map(committee ? fullViews() : publicView), { page, limit, total }),
-          reusable: !committee || unlocked(rows),
+          answer: cursorPaged(listed.rows.map(committee ? fullViews() : publicView), page, listed),
+          reusable: !committee || unlocked(listed.rows),
         }
       })
     },
@@ -103,7 +106,8 @@ export const collectionRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
       // with RPC_URL, the third parties recorded as managed by the address are asked again first
       if (ctx.chain) await confirmStoredManager(ctx, ctx.sql, address)
       const query = request.query
-      const { is_published, is_approved, reviewed, pending_review, page, limit } = query
+      const page = listRequestPage(query)
+      const { is_published, is_approved, reviewed, pending_review, limit, cursor } = query
       const key = JSON.stringify([
         'member',
         address,
@@ -111,17 +115,21 @@ export const collectionRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
         is_approved,
         reviewed,
         pending_review,
-        page,
+        query.page,
         limit,
+        cursor,
       ])
       return sendCachedAnswer<CollectionPage>(ctx, reply, key, async () => {
-        const { rows, total } = await listCollections(
+        const listed = await listCollections(
           ctx.sql,
           { member: address, isPublished: is_published, ...reviewFilter(query) },
-          pageOf(query),
+          page.page,
         )
-        if (ctx.chain) await refreshApproval(ctx, rows)
-        return { answer: paged(rows.map(fullViews()), { page, limit, total }), reusable: unlocked(rows) }
+        if (ctx.chain) await refreshApproval(ctx, listed.rows)
+        return {
+          answer: cursorPaged(listed.rows.map(fullViews()), page, listed),
+          reusable: unlocked(listed.rows),
+        }
       })
     },
   )

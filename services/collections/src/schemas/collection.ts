@@ -1,4 +1,4 @@
-import { Address, Nullable, PagedEnvelope, PageQuery } from '@genesis/common'
+import { Address, Nullable, PageQuery } from '@genesis/common'
 import { type Static, Type } from '@sinclair/typebox'
 import { CollectionUrn, DateTime, Id, Name } from './fields.js'
 
@@ -36,8 +36,29 @@ export const Collection = Type.Object({
 })
 export type Collection = Static<typeof Collection>
 
+/** How deep `page` reads in the collection lists: page × limit rows at most. Further, `cursor`. */
+export const MAX_PAGED_ROWS = 10_000
+
+/** The paging of a collection list: `page` (bounded) or `cursor`, the keyset of the previous page's last row. */
+export const CursorPagination = Type.Object({
+  page: Type.Integer({ minimum: 1 }),
+  limit: Type.Integer({ minimum: 1 }),
+  total: Type.Integer({ minimum: 0 }),
+  pages: Type.Integer({ minimum: 0 }),
+  next_cursor: Nullable(
+    Type.String({
+      description:
+        'The next page as `?cursor=` (same filters and limit), however deep; null on the last page',
+    }),
+  ),
+})
+
 /** A page of collections as answered. */
-export const CollectionPage = PagedEnvelope(Collection)
+export const CollectionPage = Type.Object({
+  ok: Type.Literal(true),
+  data: Type.Array(Collection),
+  pagination: CursorPagination,
+})
 export type CollectionPage = Static<typeof CollectionPage>
 
 const Members = Type.Array(Address, { maxItems: MAX_MEMBERS })
@@ -72,6 +93,25 @@ export const Paging = Type.Object({
   limit: PageQuery.properties.limit,
 })
 
+/** The paging of both collection lists: `page` up to MAX_PAGED_ROWS rows deep, or `cursor`. */
+const ListPaging = Type.Object({
+  page: Type.Integer({
+    minimum: 1,
+    maximum: MAX_PAGE,
+    default: 1,
+    description: `page × limit at most ${MAX_PAGED_ROWS.toLocaleString('en-US')} (else 400 page_too_deep): deeper pages with cursor (pagination.next_cursor)`,
+  }),
+  limit: PageQuery.properties.limit,
+  cursor: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 200,
+      pattern: '^[A-Za-z0-9_-]+$',
+      description: "A previous page's pagination.next_cursor: the page after it (page is then 1 or left out)",
+    }),
+  ),
+})
+
 /** The review filters of both collection lists. */
 const ReviewFilters = {
   is_approved: Type.Optional(Type.Boolean({ description: 'Approved by the committee (or on chain)' })),
@@ -81,7 +121,7 @@ const ReviewFilters = {
 
 export const CollectionListQuery = Type.Composite(
   [
-    Paging,
+    ListPaging,
     Type.Object({
       q: Type.Optional(Search),
       is_published: Type.Optional(Type.Boolean()),
@@ -93,7 +133,7 @@ export const CollectionListQuery = Type.Composite(
 export type CollectionListQuery = Static<typeof CollectionListQuery>
 
 export const AddressCollectionsQuery = Type.Composite(
-  [Paging, Type.Object({ is_published: Type.Optional(Type.Boolean()), ...ReviewFilters })],
+  [ListPaging, Type.Object({ is_published: Type.Optional(Type.Boolean()), ...ReviewFilters })],
   { additionalProperties: false },
 )
 

@@ -1,0 +1,190 @@
+import { BATCH_SIZE, createSql, type Sql } from '@genesis/common'
+import { lockWaiters, requireRealPostgres } from '@genesis/common/testing'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { CLAIMS_DB_SETTINGS } from '../src/db/settings.js'
+import { adoptChain } from '../src/jobs/reconciler.js'
+import { failExpired, pruneKeys, sweep } from '../src/jobs/sweeper.js'
+import { CONTRACT, setUp, type TestContext } from './helpers.js'
+
+// The background jobs at volume: each tick reads the rows it changes and no others (not the settled
+// history), a backlog is cleared in batches that commit one by one, and a batch PostgreSQL cannot finish
+// under the pool's deadline is cancelled by PostgreSQL rather than committed after the job reported it failed.
+let t: TestContext
+
+beforeAll(async () => {
+  t = await setUp()
+})
+afterAll(async () => {
+  await t?.close()
+})
+beforeEach(async () => {
+  await t.db.sql`truncate claim_transactions, idempotency_keys`
+})
+
+type State = 'expired' | 'live' | 'pending' | 'settled'
+
+/** `n` claims of a chain in a state, numbered from `from` (their expiry in that order). */
+async function insertClaims(
+  n: number,
+  state: State,
+  options: { chain?: string; watched?: boolean; from?: number } = {},
+) {
+  const status = state === 'pending' ? 'pending' : state === 'settled' ? 'successful' : 'claimed'
+  await t.db.sql`
+    insert into claim_transactions (id, "user", chain_id, contract, transaction_payload, transaction_payload_hash,
+      status, transaction_hash, rewards, expires_at, watched, created_at, updated_at)
+    select md5(${state} || ${options.chain ?? '137'} || n)::uuid, '0x' || lpad(to_hex(n), 40, '0'), ${options.chain ?? '137'},
+      ${CONTRACT}, '0x' || repeat(md5('p' || n), 28), '0x' || md5('h' || n) || md5('i' || n), ${status},
+      case when ${status} <> 'claimed' then '0x' || md5('t' || n) || md5(${state} || n) end, array[gen_random_uuid()],
+      now() + ${state === 'live' || state === 'pending' ? 1 : -1} * interval '1 hour' + n * interval '1 millisecond',
+      ${options.watched ?? false}, now() - interval '2 hours', now() - interval '2 hours'
+    from generate_series(${options.from ?? 1}::int, ${(options.from ?? 1) + n - 1}::int) as n`
+}
+
+const countWhere = async (status: string, watched?: boolean) =>
+  (
+    await t.db.sql<{ n: number }[]>`
+      select count(*)::int as n from claim_transactions
+      where status = ${status} and (${watched ?? null}::boolean is null or watched = ${watched ?? null})`
+  )[0]!.n
+
+/**
+ * What a job read of claim_transactions, as PostgreSQL counts it: it runs on a pool of one connection, whose
+ * counters are flushed before they are read.
+ */
+async function tableReads(job: (sql: Sql) => Promise<unknown>) {
+  const pool = createSql(t.db.url, { max: 1, settings: CLAIMS_DB_SETTINGS })
+  const read = async () => {
+    await pool`select pg_stat_force_next_flush()`
+    await pool`select 1`
+    const [row] = await pool<{ seq: number; fetched: number }[]>`
+      select seq_scan::int as seq, coalesce(idx_tup_fetch, 0)::int as fetched
+      from pg_stat_user_tables where relname = 'claim_transactions'`
+    return row!
+  }
+  try {
+    const before = await read()
+    await job(pool)
+    const after = await read()
+    return { seqScans: after.seq - before.seq, rowsFetched: after.fetched - before.fetched }
+  } finally {
+    await pool.end({ timeout: 5 })
+  }
+}
+
+describe('the sweeper', () => {
+  it('with nothing to do reads no settled claim, whatever the statistics say', async (ctx) => {
+    requireRealPostgres(ctx, t.db)
+    await insertClaims(2_000, 'settled')
+    await insertClaims(300, 'live')
+    // statistics taken while a backlog filled most of the table: a plan chosen from them scans it
+    await insertClaims(20_000, 'expired', { from: 100_000 })
+    await t.db.sql`analyze claim_transactions`
+    expect((await sweep(t.db.sql)).expired).toBe(20_000)
+    const reads = await tableReads((sql) => sweep(sql))
+    expect(reads).toEqual({ seqScans: 0, rowsFetched: 0 })
+    expect(await countWhere('claimed')).toBe(300)
+  })
+
+  it('clears a backlog in batches, each committed on its own, oldest expiry first', async (ctx) => {
+    requireRealPostgres(ctx, t.db)
+    const backlog = BATCH_SIZE * 2 + 500
+    await insertClaims(backlog, 'expired')
+    await insertClaims(200, 'live')
+    await insertClaims(100, 'expired', { chain: '80002', watched: true })
+    await insertClaims(100, 'pending', { chain: '80002' })
+    // a transaction holds the first claim of the third batch
+    const holder = await t.db.sql.reserve()
+    let sweeping: Promise<number>
+    try {
+      await holder`begin`
+      await holder`select 1 from claim_transactions where id = md5(${`expired137${BATCH_SIZE * 2 + 1}`})::uuid for update`
+      sweeping = failExpired(t.db.sql)
+      await lockWaiters(t.db.sql)
+      // the first two batches are visible while the third waits
+      expect(await countWhere('failed')).toBe(BATCH_SIZE * 2)
+    } finally {
+      await holder`rollback`
+      holder.release()
+    }
+    expect(await sweeping).toBe(backlog)
+    expect(await countWhere('failed')).toBe(backlog)
+    // a watched chain's expired claims, unexpired ones and pending ones are left to the chain or the owner
+    expect(await countWhere('claimed')).toBe(300)
+    expect(await countWhere('pending')).toBe(100)
+  })
+
+  it('past the deadline: PostgreSQL cancels the batch, and nothing of it commits after the job reported it failed', async (ctx) => {
+    requireRealPostgres(ctx, t.db)
+    await insertClaims(10, 'expired')
+    const pool = createSql(t.db.url, { settings: CLAIMS_DB_SETTINGS, timeouts: { queryMs: 1500 } })
+    const holder = await t.db.sql.reserve()
+    try {
+      await holder`begin`
+      await holder`select 1 from claim_transactions where id = md5('expired1371')::uuid for update`
+      const outcome = sweep(pool).then(
+        () => 'done',
+        (error: { code?: string }) => error.code,
+      )
+      await lockWaiters(t.db.sql)
+      expect(await outcome).toBe('57014')
+    } finally {
+      await holder`rollback`
+    }
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 500))
+      expect(await countWhere('failed')).toBe(0)
+    } finally {
+      holder.release()
+      await pool.end({ timeout: 5 })
+    }
+  })
+
+  it('prunes the Idempotency-Keys past 24 hours in batches, reading only those', async (ctx) => {
+    requireRealPostgres(ctx, t.db)
+    await insertClaims(1, 'live')
+    const [claim] = await t.db.sql<{ id: string }[]>`select id from claim_transactions`
+    await t.db.sql`
+      insert into idempotency_keys ("user", key, request_hash, claim_transaction_id, created_at)
+      select 'u', 'k' || n, 'h', ${claim!.id}, now() - interval '25 hours' + n * interval '1 millisecond'
+      from generate_series(1, ${BATCH_SIZE * 2 + 10}::int) as n`
+    await t.db.sql`
+      insert into idempotency_keys ("user", key, request_hash, claim_transaction_id, created_at)
+      select 'u', 'fresh' || n, 'h', ${claim!.id}, now() - interval '23 hours' from generate_series(1, 50) as n`
+    expect(await pruneKeys(t.db.sql)).toBe(BATCH_SIZE * 2 + 10)
+    const [left] = await t.db.sql<{ n: number }[]>`select count(*)::int as n from idempotency_keys`
+    expect(left!.n).toBe(50)
+  })
+})
+
+describe('the adoption of a chain given an RPC URL', () => {
+  it('makes its live claims watched in batches and reads only those', async (ctx) => {
+    requireRealPostgres(ctx, t.db)
+    await insertClaims(20_000, 'settled', { chain: '80002' })
+    await insertClaims(5_000, 'live', { chain: '137' })
+    await insertClaims(300, 'expired', { chain: '80002' })
+    await insertClaims(BATCH_SIZE * 2 + 100, 'live', { chain: '80002' })
+    await insertClaims(50, 'pending', { chain: '80002' })
+    await t.db.sql`analyze claim_transactions`
+    const holder = await t.db.sql.reserve()
+    let adopting: Promise<number>
+    try {
+      await holder`begin`
+      // the last claimed claim of the second batch (the first takes the pending ones first)
+      await holder`select 1 from claim_transactions where id = md5(${`live80002${BATCH_SIZE * 2 - 50}`})::uuid for update`
+      adopting = adoptChain(t.db.sql, '80002')
+      await lockWaiters(t.db.sql)
+      expect(await countWhere('claimed', true)).toBe(BATCH_SIZE - 50)
+    } finally {
+      await holder`rollback`
+      holder.release()
+    }
+    expect(await adopting).toBe(BATCH_SIZE * 2 + 150)
+    expect(await countWhere('pending', true)).toBe(50)
+    expect(await countWhere('claimed', true)).toBe(BATCH_SIZE * 2 + 100)
+    // a claim the clock has freed already stays with the clock; another chain's claims are not its
+    expect(await countWhere('successful', true)).toBe(0)
+    const reads = await tableReads((sql) => adoptChain(sql, '80002'))
+    expect(reads).toEqual({ seqScans: 0, rowsFetched: 0 })
+  })
+})
