@@ -5,6 +5,8 @@ export class HttpError extends Error {
     readonly code: string,
     message: string,
     readonly data?: Record<string, unknown>,
+    /** Seconds, sent as Retry-After: when a refusal that passes is worth trying again. */
+    readonly retryAfterS?: number,
   ) {
     super(message)
     this.name = new.target.name
@@ -15,12 +17,14 @@ export interface ErrorOptions {
   /** A more precise machine code than the status's generic one, e.g. `name_in_use`. */
   code?: string
   data?: Record<string, unknown>
+  /** Sent as Retry-After (a 503 or 429 that passes). */
+  retryAfterS?: number
 }
 
 function errorClass(statusCode: number, defaultCode: string) {
   return class extends HttpError {
     constructor(message: string, options: ErrorOptions = {}) {
-      super(statusCode, options.code ?? defaultCode, message, options.data)
+      super(statusCode, options.code ?? defaultCode, message, options.data, options.retryAfterS)
     }
   }
 }

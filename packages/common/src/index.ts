@@ -16,6 +16,7 @@ export { DatabaseTimeoutError, isDatabaseUnavailable } from './db/unreachable.js
 export * from './dev-secret.js'
 export * from './envelope.js'
 export * from './errors.js'
+export * from './kit/admission.js'
 export * from './kit/create-app.js'
 export { HINT } from './kit/explain-validation.js'
 export * from './kit/logger.js'

@@ -16,6 +16,17 @@ export const configSchema = Type.Composite([
      * so that no client pays for it; off saves memory and some CPU after each change.
      */
     LAND_PREWARM: Type.Boolean({ default: true }),
+    /**
+     * PNG renders at once per process (README "Capacity"): each holds up to ~8 MiB while it draws and
+     * encodes; the next ones wait their turn, and past the queue they are refused 503 with Retry-After.
+     */
+    LAND_RENDERS_IN_FLIGHT: Type.Integer({ minimum: 1, maximum: 64, default: 2 }),
+    /** Large answers (a tiles or /map rectangle over 2,500 parcels) built or compressed at once. */
+    LAND_LARGE_ANSWERS_IN_FLIGHT: Type.Integer({ minimum: 1, maximum: 64, default: 2 }),
+    /** Requests waiting for a turn, per kind of work; past it they are refused at once. */
+    LAND_ADMISSION_QUEUE: Type.Integer({ minimum: 0, maximum: 10_000, default: 16 }),
+    /** Longest wait for a turn before the refusal. */
+    LAND_ADMISSION_WAIT_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 2000 }),
     /** Quiet time after a `land_changed` notification before the index is rebuilt (writes come in bursts). */
     LAND_REFRESH_DEBOUNCE_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 100 }),
     /** JSON-RPC URL of the chain to follow; unset: the data comes from the seed and imports only. */

@@ -1,4 +1,5 @@
-import type { Sql } from '@genesis/common'
+import { Admission, type Sql } from '@genesis/common'
+import { AtlasIndex } from './atlas/atlas-view.js'
 import type { Config } from './config.js'
 import { GridIndex, type GridLogger } from './grid/grid-index.js'
 import { DEFAULT_IMAGE_CACHE_BYTES, MapImageRenderer } from './render/image-renderer.js'
@@ -14,7 +15,17 @@ export interface Context {
   map: MapSource
   /** Renders PNGs and keeps the recent ones, shared by the `/` and `/v1` copies of the routes. */
   images: MapImageRenderer
+  /** atlas-server's answers (/v2, /v1/tiles) of the grid's views; closed with the app. */
+  atlas: AtlasIndex
+  /** The bound on large answers (README "Capacity"); renders have theirs inside `images`. */
+  largeAnswers: Admission
 }
+
+/**
+ * A rectangle of more cells than this is a large answer: building or compressing it waits for a turn of
+ * `largeAnswers` (a smaller one costs a few milliseconds and never waits behind a flood of large ones).
+ */
+export const LARGE_ANSWER_CELLS = 2500
 
 /** The grid index as the configuration asks (not started: `start()` builds it from the database). */
 export const createGridIndex = (sql: Sql, config: Config, logger?: GridLogger) =>
@@ -24,6 +35,9 @@ export const createGridIndex = (sql: Sql, config: Config, logger?: GridLogger) =
     ...(logger ? { logger } : {}),
   })
 
+const admission = (config: Config, name: string, limit: number) =>
+  new Admission({ name, limit, queue: config.LAND_ADMISSION_QUEUE, waitMs: config.LAND_ADMISSION_WAIT_MS })
+
 /**
  * The grid from the configuration, built before the app answers, unless one is handed in (server.ts hands
  * in its own, to listen and seed before building it; tests too); `overrides` replaces any part.
@@ -32,10 +46,11 @@ export async function createContext(
   sql: Sql,
   config: Config,
   overrides: Partial<Context> = {},
+  logger?: GridLogger,
 ): Promise<Context> {
   let grid = overrides.grid
   if (!grid) {
-    grid = createGridIndex(sql, config)
+    grid = createGridIndex(sql, config, logger)
     await grid.start()
   }
   return {
@@ -43,6 +58,14 @@ export async function createContext(
     config,
     grid,
     map: overrides.map ?? grid,
-    images: overrides.images ?? new MapImageRenderer(DEFAULT_IMAGE_CACHE_BYTES),
+    images:
+      overrides.images ??
+      new MapImageRenderer(
+        DEFAULT_IMAGE_CACHE_BYTES,
+        admission(config, 'renders', config.LAND_RENDERS_IN_FLIGHT),
+      ),
+    atlas: overrides.atlas ?? new AtlasIndex(grid, logger),
+    largeAnswers:
+      overrides.largeAnswers ?? admission(config, 'large answers', config.LAND_LARGE_ANSWERS_IN_FLIGHT),
   }
 }

@@ -66,6 +66,14 @@ const embeddedInUse = (dir: string, pid: number) =>
   )
 
 /**
+ * PostgreSQL's shared buffers live inside PGlite's WebAssembly memory, which never shrinks and is touched
+ * whole at start: the default 128MB would be resident for the life of the process. A service's embedded
+ * database is small and its files sit in the operating system's page cache anyway, so a few megabytes of
+ * buffers cost no speed.
+ */
+const EMBEDDED_SHARED_BUFFERS = '16MB'
+
+/**
  * PGlite served on a loopback socket, so the same `postgres` client code runs against it.
  * `dataDir` undefined keeps the data in memory (used by the test fallback); a directory already open by
  * another process (or another start in this one) is refused.
@@ -77,7 +85,11 @@ export async function startEmbeddedPostgres(dataDir?: string): Promise<EmbeddedP
     unlock = lockEmbeddedDataDir(dataDir)
   }
   try {
-    const db = await PGlite.create({ dataDir, extensions: { pg_trgm } })
+    const db = await PGlite.create({
+      dataDir,
+      extensions: { pg_trgm },
+      startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${EMBEDDED_SHARED_BUFFERS}`],
+    })
     const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 32 })
     try {
       await server.start()

@@ -11,7 +11,7 @@ interface Rendered {
   code: string
   message: string
   data?: Record<string, unknown> | undefined
-  /** Seconds, for a 503 that passes. */
+  /** Seconds, for a refusal that passes (a 503, a 429). */
   retryAfterS?: number
 }
 
@@ -71,7 +71,13 @@ const cut = (text: string) => (text.length > MESSAGE_LIMIT ? `${text.slice(0, ME
 
 function render(error: FastifyError | HttpError | Error, request: FastifyRequest): Rendered {
   if (error instanceof HttpError) {
-    return { status: error.statusCode, code: error.code, message: error.message, data: error.data }
+    return {
+      status: error.statusCode,
+      code: error.code,
+      message: error.message,
+      data: error.data,
+      retryAfterS: error.retryAfterS,
+    }
   }
   const fastifyError = error as FastifyError
   if (fastifyError.validation) {
@@ -111,7 +117,8 @@ function render(error: FastifyError | HttpError | Error, request: FastifyRequest
 export function sendError(error: Error, request: FastifyRequest, reply: FastifyReply) {
   const rendered = render(error, request)
   if (rendered.status >= 500 && rendered.status !== 503) request.log.error({ err: error }, 'request failed')
-  else if (rendered.status === 503) request.log.warn({ err: error }, 'database unavailable')
+  else if (rendered.status === 503 && !(error instanceof HttpError))
+    request.log.warn({ err: error }, 'database unavailable')
   else request.log.info({ code: rendered.code, message: rendered.message }, 'request refused')
   const body: Record<string, unknown> = { ok: false, error: rendered.message, code: rendered.code }
   if (rendered.data !== undefined) body.data = rendered.data

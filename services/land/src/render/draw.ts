@@ -1,7 +1,8 @@
 import { type Cell, cellIndex, GRID_MAX, GRID_MIN } from '../domain/geometry.js'
+import { TILE_DISTRICT, TILE_OWNED, TILE_PLAZA, TILE_ROAD, TILE_UNOWNED } from '../domain/tiles.js'
 import { encodeIndexedPng, type IndexedImage, paletteBytes } from './indexed-png.js'
-import { type MapSnapshot, TILE_DISTRICT, TILE_OWNED, TILE_PLAZA, TILE_ROAD, TILE_UNOWNED } from './types.js'
-import { assertParcelLimit, computeViewport, type Viewport } from './viewport.js'
+import type { MapSnapshot } from './types.js'
+import { assertParcelLimit, computeViewport, MAX_PIXELS, type Viewport } from './viewport.js'
 
 /** Decentraland's atlas colours, so that the PNGs look like the atlas's maps. */
 export const COLORS = {
@@ -257,5 +258,9 @@ export function drawMap(snapshot: MapSnapshot, viewport: Viewport, options: Draw
 export async function renderMapPng(snapshot: MapSnapshot, request: MapImageRequest): Promise<Buffer> {
   const viewport = computeViewport(request)
   assertParcelLimit(viewport)
+  // The routes fit every image to the budget first; this guards the memory a render may take.
+  if (viewport.width * viewport.height > MAX_PIXELS) {
+    throw new Error(`a ${viewport.width}×${viewport.height} image is over the pixel budget of ${MAX_PIXELS}`)
+  }
   return encodeIndexedPng(drawMap(snapshot, viewport, request), PALETTE)
 }
