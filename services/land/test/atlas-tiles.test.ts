@@ -1,7 +1,8 @@
 import { promisify } from 'node:util'
 import { brotliDecompress, gunzip } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { LEGACY_TYPE } from '../src/atlas/tiles.js'
+import { AtlasView } from '../src/atlas/atlas-view.js'
+import { LEGACY_TYPE, parseTileFilter } from '../src/atlas/tiles.js'
 import { PLAZA_DISTRICT_ID, ROAD_DISTRICT_ID } from '../src/domain/constants.js'
 import { AtlasTile, LegacyTile, type Tile } from '../src/schemas/atlas.js'
 import { expectSchema, type Land, startLand } from './helpers.js'
@@ -376,6 +377,22 @@ describe('a grid change while the atlas is in use', () => {
     const deadline = Date.now() + 5000
     while (!index.has(view) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10))
     expect(index.has(view)).toBe(true)
+  })
+})
+
+describe('the atlas of a view', () => {
+  it('has one version whether or not it keeps its tile rows, and makes them when /tiles asks', async () => {
+    const view = land.grid.current()
+    const kept = await AtlasView.build(view, undefined, true)
+    const notKept = await AtlasView.build(view, undefined, false)
+    expect(notKept.version).toBe(kept.version)
+    // a PNG or metadata client alone does not hold the tiles; the first /tiles request makes them
+    expect(notKept.existing('v2', {})).toBeUndefined()
+    const whole = await notKept.body('v2', {})
+    expect(whole.toBuffer().equals((await kept.body('v2', {})).toBuffer())).toBe(true)
+    const rect = parseTileFilter({ x1: '-3', y1: '-3', x2: '3', y2: '3' })
+    const sliced = await notKept.body('v2', rect)
+    expect(sliced.toBuffer().equals((await kept.body('v2', rect)).toBuffer())).toBe(true)
   })
 })
 

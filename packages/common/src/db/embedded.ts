@@ -1,5 +1,6 @@
 import { mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
+import { setFlagsFromString } from 'node:v8'
 import { PGlite } from '@electric-sql/pglite'
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm'
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket'
@@ -74,6 +75,18 @@ const embeddedInUse = (dir: string, pid: number) =>
 const EMBEDDED_SHARED_BUFFERS = '16MB'
 
 /**
+ * PGlite's WebAssembly runs on V8's baseline compiler only. V8 otherwise recompiles its hot functions
+ * (PostgreSQL's parser and executor are huge) with its optimising compiler on background threads, each
+ * compilation taking tens of megabytes that the threads' allocator keeps for good, plus a pause of up to a
+ * second on the queries that trigger it; the baseline code runs an embedded database's small queries a
+ * fraction of a millisecond slower. Set before PGlite compiles its module (the flag is read then); the
+ * process runs no other WebAssembly.
+ */
+function useBaselineWasmCompiler(): void {
+  setFlagsFromString('--liftoff-only')
+}
+
+/**
  * PGlite served on a loopback socket, so the same `postgres` client code runs against it.
  * `dataDir` undefined keeps the data in memory (used by the test fallback); a directory already open by
  * another process (or another start in this one) is refused.
@@ -85,6 +98,7 @@ export async function startEmbeddedPostgres(dataDir?: string): Promise<EmbeddedP
     unlock = lockEmbeddedDataDir(dataDir)
   }
   try {
+    useBaselineWasmCompiler()
     const db = await PGlite.create({
       dataDir,
       extensions: { pg_trgm },

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { createHash, type Hash } from 'node:crypto'
 import { GRID_MAX, GRID_MIN, GRID_SIZE } from '../domain/geometry.js'
 import type { GridIndex, GridLogger } from '../grid/grid-index.js'
 import {
@@ -15,7 +15,10 @@ import type { GridView } from '../grid/view.js'
 import type { Tile, TileField } from '../schemas/atlas.js'
 import { filterKey, pickFields, type TileFilter, tileJson, tilesOfRow, toLegacyTile } from './tiles.js'
 
-/** How long after the last request for it the atlas of each new grid view is still built ahead. */
+/**
+ * How long after the last request for it the atlas of each new grid view is still built ahead (and,
+ * after the last /tiles request, keeps its serialised tiles).
+ */
 const BUILD_AHEAD_WHILE_ASKED_MS = 60_000
 
 /** Filtered answers kept per view, by the bytes they hold (README "Capacity"). */
@@ -46,13 +49,23 @@ function writerOf(shape: TileShape, fields: TileField[] | undefined): TileWriter
 const rowItems = (view: GridView, y: number, write: TileWriter, fromX?: number, toX?: number) =>
   tilesOfRow(view, y, fromX, toX).map((tile) => `"${tile.id}":${write(tile)}`)
 
-/** Every row of the grid in a shape, serialised in slices of rows that yield to the event loop. */
+/**
+ * Every row of the grid in a shape, south to north, in slices of rows that yield to the event loop;
+ * `each` takes each row's items.
+ */
+async function forEachRow(view: GridView, write: TileWriter, each: (y: number, items: string[]) => void) {
+  for (let y = GRID_MIN; y <= GRID_MAX; y++) {
+    each(y, rowItems(view, y, write))
+    if ((y - GRID_MIN) % ROWS_PER_SLICE === ROWS_PER_SLICE - 1) await yieldToLoop()
+  }
+}
+
+/** Every row of the grid in a shape, serialised. */
 async function serialiseRows(view: GridView, write: TileWriter): Promise<JsonRow[]> {
   const rows = new Array<JsonRow>(GRID_SIZE)
-  for (let y = GRID_MAX; y >= GRID_MIN; y--) {
-    rows[y - GRID_MIN] = jsonRow(rowItems(view, y, write))
-    if ((GRID_MAX - y) % ROWS_PER_SLICE === ROWS_PER_SLICE - 1) await yieldToLoop()
-  }
+  await forEachRow(view, write, (y, items) => {
+    rows[y - GRID_MIN] = jsonRow(items)
+  })
   return rows
 }
 
@@ -74,13 +87,13 @@ export class AtlasView {
 
   private constructor(
     readonly grid: GridView,
-    v2Rows: JsonRow[],
+    v2Rows: JsonRow[] | undefined,
+    /** The hash of the whole /v2/tiles answer's rows, south to north. */
+    hash: Hash,
     previous: AtlasView | undefined,
   ) {
-    this.rows = { v2: Promise.resolve(v2Rows), legacy: undefined }
-    this.whole.set('v2', wholeBody(v2Rows))
-    const hash = createHash('sha1')
-    for (const row of v2Rows) hash.update(row.bytes)
+    this.rows = { v2: v2Rows ? Promise.resolve(v2Rows) : undefined, legacy: undefined }
+    if (v2Rows) this.whole.set('v2', wholeBody(v2Rows))
     hash.update(grid.data.cells.map((cell) => cell.description).join('\0'))
     for (const [id, estate] of grid.data.estates) hash.update(`${id}\0${estate.description}\0`)
     hash.update(JSON.stringify(grid.data.districts))
@@ -94,9 +107,25 @@ export class AtlasView {
     }
   }
 
-  /** Serialises the whole grid in slices of rows that yield to the event loop. */
-  static async build(grid: GridView, previous: AtlasView | undefined): Promise<AtlasView> {
-    return new AtlasView(grid, await serialiseRows(grid, tileJson), previous)
+  /**
+   * Serialises the whole grid in slices of rows that yield to the event loop: its hash is the version.
+   * `keepRows`: keep the serialised rows for the /tiles answers (else they are made again when asked
+   * for: a client of the PNGs or the metadata alone does not hold the 20 MB of tiles in memory).
+   */
+  static async build(grid: GridView, previous: AtlasView | undefined, keepRows = true): Promise<AtlasView> {
+    const hash = createHash('sha1')
+    const rows = keepRows ? new Array<JsonRow>(GRID_SIZE) : undefined
+    await forEachRow(grid, tileJson, (y, items) => {
+      if (rows) {
+        const row = jsonRow(items)
+        rows[y - GRID_MIN] = row
+        hash.update(row.bytes)
+      } else {
+        // the same bytes, hashed as text: nothing is kept
+        hash.update(items.join(','))
+      }
+    })
+    return new AtlasView(grid, rows, hash, previous)
   }
 
   /** The answer, if it is made already or being made: no new work is needed to send it. */
@@ -147,7 +176,7 @@ export class AtlasView {
   private rowsOf(shape: TileShape): Promise<JsonRow[]> {
     let rows = this.rows[shape]
     if (!rows) {
-      rows = serialiseRows(this.grid, legacyJson)
+      rows = serialiseRows(this.grid, shape === 'v2' ? tileJson : legacyJson)
       rows.catch(() => {
         this.rows[shape] = undefined
       })
@@ -184,6 +213,8 @@ export class AtlasIndex {
   private latest: AtlasView | undefined
   /** When a request last asked for the atlas: while that is recent, a new view's atlas is built ahead. */
   private askedAt = Number.NEGATIVE_INFINITY
+  /** When a request last asked for /tiles: while that is recent, a new view's atlas keeps its tile rows. */
+  private tilesAskedAt = Number.NEGATIVE_INFINITY
   private readonly stopListening: () => void
   private closed = false
 
@@ -207,9 +238,10 @@ export class AtlasIndex {
     })
   }
 
-  /** The current view's atlas; concurrent first requests share one build. */
-  current(): Promise<AtlasView> {
+  /** The current view's atlas; concurrent first requests share one build. `forTiles`: a /tiles request. */
+  current(forTiles = false): Promise<AtlasView> {
     this.askedAt = Date.now()
+    if (forTiles) this.tilesAskedAt = this.askedAt
     return this.build(this.grid.current())
   }
 
@@ -227,7 +259,8 @@ export class AtlasIndex {
   private build(view: GridView): Promise<AtlasView> {
     let atlas = this.views.get(view)
     if (!atlas) {
-      atlas = AtlasView.build(view, this.latest).then((built) => {
+      const keepRows = Date.now() - this.tilesAskedAt <= BUILD_AHEAD_WHILE_ASKED_MS
+      atlas = AtlasView.build(view, this.latest, keepRows).then((built) => {
         // Only a newer view's atlas may become the one later versions compare with.
         if (!this.latest || built.grid.at >= this.latest.grid.at) this.latest = built
         return built

@@ -2,7 +2,9 @@ import type { Admission } from '@genesis/common'
 import type { Cell } from '../domain/geometry.js'
 import { type MapImageRequest, renderMapPng } from './draw.js'
 import { ImageCache } from './image-cache.js'
+import { ScratchBuffers } from './scratch.js'
 import type { MapSnapshot } from './types.js'
+import { MAX_PIXELS, MAX_SIDE } from './viewport.js'
 
 /** Rendered PNGs kept (README "Capacity"): a city-wide 2048² image is a few hundred kilobytes. */
 export const DEFAULT_IMAGE_CACHE_BYTES = 16 * 1024 * 1024
@@ -51,12 +53,15 @@ export class MapImageRenderer {
   private readonly cache: ImageCache
   private readonly inFlight = new Map<string, Promise<Buffer>>()
   private readonly urls = new Map<string, RememberedUrl>()
+  /** One image of the pixel budget per render that may run at once: every image fits in (w + 1) × h bytes. */
+  private readonly scratch: ScratchBuffers
 
   constructor(
     maxCacheBytes = DEFAULT_IMAGE_CACHE_BYTES,
     private readonly admission?: Admission,
   ) {
     this.cache = new ImageCache(maxCacheBytes)
+    this.scratch = new ScratchBuffers(MAX_PIXELS + MAX_SIDE, admission?.options.limit ?? 2)
   }
 
   get cachedBytes(): number {
@@ -91,7 +96,7 @@ export class MapImageRenderer {
     if (cached) return cached
     const pending = this.inFlight.get(fullKey)
     if (pending) return pending
-    const render = () => renderMapPng(snapshot, request)
+    const render = () => renderMapPng(snapshot, request, this.scratch)
     const rendering = (this.admission ? this.admission.run(render) : render())
       .then((png) => {
         // Only keep it if the data did not move on while it was being encoded.

@@ -11,6 +11,9 @@ export const MAX_PARCELS = 15_000
  */
 export const MAX_PIXELS = 2048 * 2048
 
+/** The widest or tallest image any route asks for (atlas-server's clamp on /v2). */
+export const MAX_SIDE = 4096
+
 export interface ViewportInput {
   width: number
   height: number

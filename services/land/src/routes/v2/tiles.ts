@@ -22,7 +22,7 @@ async function answerTiles(
   request: FastifyRequest,
   reply: FastifyReply,
 ) {
-  const atlas = await ctx.atlas.current()
+  const atlas = await ctx.atlas.current(true)
   // Canonical: every spelling of one answer has one ETag and one cache entry.
   const filter = parseTileFilter(query)
   const whole = filter.rect === undefined && filter.fields === undefined
