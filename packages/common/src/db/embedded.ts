@@ -1,5 +1,8 @@
-import { mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs'
-import { resolve } from 'node:path'
+import { execFile } from 'node:child_process'
+import { existsSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
 import { setFlagsFromString } from 'node:v8'
 import { PGlite } from '@electric-sql/pglite'
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm'
@@ -87,6 +90,24 @@ function useBaselineWasmCompiler(): void {
 }
 
 /**
+ * Creates the database files of a new data directory in a short-lived process of its own. PGlite's
+ * `initdb` runs a second WebAssembly PostgreSQL with memories of hundreds of megabytes: in the service's
+ * process they would be garbage only a full collection frees, and part of them would stay with the
+ * process's allocator for good (a first start then sat ~100 MB above any later one).
+ */
+async function initialiseInChild(dataDir: string): Promise<void> {
+  const script = `const { PGlite } = await import('@electric-sql/pglite')
+const db = await PGlite.create({ dataDir: ${JSON.stringify(resolve(dataDir))} })
+await db.close()`
+  // from this module's directory, so that the child finds the PGlite this package depends on
+  const cwd = fileURLToPath(new URL('.', import.meta.url))
+  await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
+    cwd,
+    timeout: 120_000,
+  })
+}
+
+/**
  * PGlite served on a loopback socket, so the same `postgres` client code runs against it.
  * `dataDir` undefined keeps the data in memory (used by the test fallback); a directory already open by
  * another process (or another start in this one) is refused.
@@ -99,6 +120,7 @@ export async function startEmbeddedPostgres(dataDir?: string): Promise<EmbeddedP
   }
   try {
     useBaselineWasmCompiler()
+    if (dataDir && !existsSync(join(dataDir, 'PG_VERSION'))) await initialiseInChild(dataDir)
     const db = await PGlite.create({
       dataDir,
       extensions: { pg_trgm },
