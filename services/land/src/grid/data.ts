@@ -81,9 +81,31 @@ export function groupsOf(
   return group
 }
 
+/**
+ * One string per distinct value: the database hands every row its own copy of an owner's address or a
+ * district's id, and a grid of 90,601 parcels repeats a few thousand of them (megabytes of the heap).
+ */
+function interning() {
+  const seen = new Map<string, string>()
+  return (value: string | null): string | null => {
+    if (value === null) return null
+    const kept = seen.get(value)
+    if (kept !== undefined) return kept
+    seen.set(value, value)
+    return value
+  }
+}
+
 export function buildGridData(input: GridInput): GridData {
   const cells: ParcelRecord[] = new Array(CELL_COUNT)
-  for (const parcel of input.parcels) cells[cellIndex(parcel.x, parcel.y)] = parcel
+  const intern = interning()
+  for (const parcel of input.parcels) {
+    parcel.owner = intern(parcel.owner)
+    parcel.auction_owner = intern(parcel.auction_owner)
+    parcel.district_id = intern(parcel.district_id)
+    parcel.estate_id = intern(parcel.estate_id)
+    cells[cellIndex(parcel.x, parcel.y)] = parcel
+  }
   for (let y = GRID_MIN; y <= GRID_MAX; y++) {
     for (let x = GRID_MIN; x <= GRID_MAX; x++) {
       const i = cellIndex(x, y)
