@@ -24,7 +24,15 @@ export function baseConfigSchema(service: { service: string; port: number }) {
     CORS_ORIGINS: Type.String({ default: '*' }),
     AUTH_MAX_AGE_S: Type.Integer({ minimum: 1, default: 300 }),
     AUTH_RPC_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+    /** Admission control: signature verifications and heavy routes' answers in progress at once, 0 = off. */
+    AUTH_VERIFY_CONCURRENCY: Type.Integer({ minimum: 0, maximum: 1000, default: 4 }),
+    HEAVY_CONCURRENCY: Type.Integer({ minimum: 0, maximum: 1000, default: 4 }),
+    /** How many may wait for their turn (of each kind), and for how long, before a 503 with Retry-After. */
+    ADMISSION_QUEUE: Type.Integer({ minimum: 1, maximum: 100_000, default: 256 }),
+    ADMISSION_WAIT_MS: Type.Integer({ minimum: 1, maximum: 60_000, default: 2000 }),
     BODY_LIMIT: Type.Integer({ minimum: 1024, default: 1_048_576 }),
+    /** How deep a JSON body may nest objects and arrays (refused 400 before parsing past it). */
+    BODY_MAX_DEPTH: Type.Integer({ minimum: 1, maximum: 1000, default: 32 }),
     RATE_LIMIT_MAX: Type.Integer({ minimum: 0, default: 0 }),
     /** Behind the gateway: take the client IP from X-Forwarded-For (rate limit, logs). */
     TRUST_PROXY: Type.Boolean({ default: false }),

@@ -1,12 +1,13 @@
 /** An error that the kit's error handler renders as the error envelope with its own status and code. */
 export class HttpError extends Error {
+  /** Seconds, sent as Retry-After: when the client may try again (a 503 or 429 that passes). */
+  retryAfterS?: number
+
   constructor(
     readonly statusCode: number,
     readonly code: string,
     message: string,
     readonly data?: Record<string, unknown>,
-    /** Seconds, sent as Retry-After: when a refusal that passes is worth trying again. */
-    readonly retryAfterS?: number,
   ) {
     super(message)
     this.name = new.target.name
@@ -17,14 +18,15 @@ export interface ErrorOptions {
   /** A more precise machine code than the status's generic one, e.g. `name_in_use`. */
   code?: string
   data?: Record<string, unknown>
-  /** Sent as Retry-After (a 503 or 429 that passes). */
+  /** Sent as Retry-After, in seconds. */
   retryAfterS?: number
 }
 
 function errorClass(statusCode: number, defaultCode: string) {
   return class extends HttpError {
     constructor(message: string, options: ErrorOptions = {}) {
-      super(statusCode, options.code ?? defaultCode, message, options.data, options.retryAfterS)
+      super(statusCode, options.code ?? defaultCode, message, options.data)
+      if (options.retryAfterS !== undefined) this.retryAfterS = options.retryAfterS
     }
   }
 }

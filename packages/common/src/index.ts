@@ -1,6 +1,8 @@
 export * from './auth/native-crypto.js'
 export * from './auth/signed-fetch.js'
+export * from './chain/log-range.js'
 export * from './config.js'
+export * from './db/create-database.js'
 export * from './db/data-dir.js'
 export * from './db/database.js'
 export {
@@ -16,7 +18,14 @@ export { DatabaseTimeoutError, isDatabaseUnavailable } from './db/unreachable.js
 export * from './dev-secret.js'
 export * from './envelope.js'
 export * from './errors.js'
-export * from './kit/admission.js'
+export {
+  type Admission,
+  type AdmissionOptions,
+  type AdmissionStats,
+  createAdmission,
+  overloaded,
+} from './kit/admission.js'
+export type { AdmissionSettings } from './kit/admission-hooks.js'
 export * from './kit/create-app.js'
 export { HINT } from './kit/explain-validation.js'
 export * from './kit/logger.js'

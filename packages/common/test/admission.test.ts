@@ -1,129 +1,208 @@
+import { Type } from '@sinclair/typebox'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { Admission, AdmissionRefused, type App, createApp, migrate, ok } from '../src/index.js'
-import { createTestDatabase, type TestDatabase } from '../src/testing/index.js'
+import { verifyChain } from '../src/auth/verify.js'
+import { type App, createApp, migrate, ok } from '../src/index.js'
+import { createAdmission } from '../src/kit/admission.js'
+import {
+  costlyInvalidHeaders,
+  createIdentity,
+  createTestDatabase,
+  signedHeaders,
+  type TestDatabase,
+} from '../src/testing/index.js'
 import { emptyMigrations } from './fixtures.js'
 
-/** A promise and the function that settles it: work a test finishes when it chooses. */
-function gate() {
-  let open = () => {}
-  const opened = new Promise<void>((resolve) => {
-    open = resolve
-  })
-  return { opened, open }
+const options = { concurrency: 2, queue: 100, maxWaitMs: 10_000, retryAfterS: 1, what: 'things' }
+const busy = (ms: number) => {
+  const end = performance.now() + ms
+  while (performance.now() < end) {
+    // CPU-bound, as a signature recovered in JavaScript is
+  }
 }
+const later = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-describe('Admission', () => {
-  it('runs at most `limit` at once, the next in arrival order as each finishes', async () => {
-    const admission = new Admission({ name: 'renders', limit: 2, queue: 10, waitMs: 10_000 })
-    const gates = Array.from({ length: 5 }, gate)
-    const started: number[] = []
+describe('admission control', () => {
+  it('runs at most `concurrency` pieces of work at once', async () => {
+    const admission = createAdmission(options)
     let running = 0
     let most = 0
-    const runs = gates.map((g, i) =>
-      admission.run(async () => {
-        started.push(i)
-        running++
-        most = Math.max(most, running)
-        await g.opened
-        running--
-        return i
-      }),
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        admission.run(async () => {
+          most = Math.max(most, ++running)
+          await later(5)
+          running--
+          return i
+        }),
+      ),
     )
-    await new Promise((resolve) => setImmediate(resolve))
-    expect(started).toEqual([0, 1])
-    expect([admission.inFlight, admission.queued]).toEqual([2, 3])
-    // finishing the second lets the third in, not the last
-    gates[1]!.open()
-    await runs[1]
-    await new Promise((resolve) => setImmediate(resolve))
-    expect(started).toEqual([0, 1, 2])
-    for (const g of gates) g.open()
-    expect(await Promise.all(runs)).toEqual([0, 1, 2, 3, 4])
+    expect(results).toEqual([...Array(10).keys()])
     expect(most).toBe(2)
-    expect([admission.inFlight, admission.queued]).toEqual([0, 0])
+    expect(admission.stats()).toEqual({ running: 0, waiting: 0, refused: 0 })
   })
 
-  it('refuses at once past the queue, with a 503 that says when to come back', async () => {
-    const admission = new Admission({ name: 'renders', limit: 1, queue: 1, waitMs: 10_000, retryAfterS: 3 })
-    const g = gate()
-    const first = admission.run(() => g.opened)
-    const second = admission.run(() => 'second')
-    const refused = await admission.run(() => 'third').catch((error: unknown) => error)
-    expect(refused).toBeInstanceOf(AdmissionRefused)
-    expect(refused).toMatchObject({
+  it('lets the event loop turn between two pieces of CPU-bound work', async () => {
+    // A timer set before a batch of synchronous work fires after at most one piece of it: the loop polls
+    // between two pieces. Without admission, the whole batch runs before the loop turns.
+    const order = async (admission: ReturnType<typeof createAdmission>) => {
+      const events: string[] = []
+      const timer = new Promise<void>((resolve) =>
+        setTimeout(() => {
+          events.push('timer')
+          resolve()
+        }, 1),
+      )
+      await Promise.all([
+        timer,
+        ...Array.from({ length: 5 }, () =>
+          admission.run(async () => {
+            busy(15)
+            events.push('work')
+          }),
+        ),
+      ])
+      return events.indexOf('timer')
+    }
+    expect(await order(createAdmission(options))).toBeLessThanOrEqual(1)
+    expect(await order(createAdmission({ ...options, concurrency: 0 }))).toBe(5)
+  })
+
+  it('refuses with 503 and Retry-After when the queue is full, or a turn does not come in time', async () => {
+    const admission = createAdmission({ ...options, concurrency: 1, queue: 2, maxWaitMs: 50 })
+    let release: () => void = () => {}
+    const holding = admission.run(() => new Promise<void>((resolve) => (release = resolve)))
+    await later(5) // the first has its turn
+    const waiting = [admission.run(async () => 'a'), admission.run(async () => 'b')]
+    await expect(admission.run(async () => 'c')).rejects.toMatchObject({
       statusCode: 503,
-      code: 'overloaded',
-      retryAfterS: 3,
-      data: { work: 'renders', limit: 1, queue: 1, reason: 'queue_full', retry_after_s: 3 },
+      code: 'service_unavailable',
+      retryAfterS: 1,
+      data: { reason: 'overloaded' },
+      message: 'Too many things in progress; retry in 1 s',
     })
-    g.open()
-    await first
-    expect(await second).toBe('second')
-  })
-
-  it('refuses a request that waited too long, and forgets it: the turn goes to the next', async () => {
-    const admission = new Admission({ name: 'answers', limit: 1, queue: 5, waitMs: 50 })
-    const g = gate()
-    const first = admission.run(() => g.opened)
-    const late = admission.run(() => 'late').catch((error: unknown) => error)
-    expect(await late).toMatchObject({ code: 'overloaded', data: { reason: 'waited_too_long' } })
-    expect(admission.queued).toBe(0)
-    const next = admission.run(() => 'next')
-    g.open()
-    await first
-    expect(await next).toBe('next')
-    expect(admission.inFlight).toBe(0)
-  })
-
-  it('gives the turn back when the work throws', async () => {
-    const admission = new Admission({ name: 'answers', limit: 1, queue: 0, waitMs: 0 })
-    await expect(
-      admission.run(() => {
-        throw new Error('boom')
-      }),
-    ).rejects.toThrow('boom')
-    expect(admission.inFlight).toBe(0)
-    expect(await admission.run(() => 'after')).toBe('after')
+    // the two waiting ones wait past maxWaitMs: refused too
+    for (const refused of await Promise.allSettled(waiting)) expect(refused.status).toBe('rejected')
+    expect(admission.stats()).toEqual({ running: 1, waiting: 0, refused: 3 })
+    release()
+    await holding
+    expect(await admission.run(async () => 'd')).toBe('d')
   })
 })
 
-describe('refusals that pass', () => {
+describe('the costliest invalid headers of the test kit', () => {
+  it('verify every delegation and fail only at the request link', async () => {
+    for (const links of [3, 10]) {
+      const headers = costlyInvalidHeaders('POST', '/things')
+      const chain = Object.keys(headers).filter((name) => name.startsWith('x-identity-auth-chain-'))
+      expect(chain).toHaveLength(10)
+      const refusal = await verifyChain(
+        { method: 'POST', path: '/things', headers: costlyInvalidHeaders('POST', '/things', { links }) },
+        { maxAgeS: 60 },
+      ).then(
+        () => expect.unreachable('accepted'),
+        (error: { message: string }) => error.message,
+      )
+      expect(refusal).toMatch(
+        links === 3 ? /not signed by the ephemeral key/ : /Link type: ECDSA_SIGNED_ENTITY\. Invalid signer/,
+      )
+    }
+  })
+})
+
+describe('signed fetch under admission control', () => {
   let db: TestDatabase
   let app: App
+
   beforeAll(async () => {
     db = await createTestDatabase()
     await migrate(db.sql, emptyMigrations())
-    app = await createApp({ name: 'busy', version: '1', sql: db.sql, rateLimitMax: 1 })
-    const admission = new Admission({ name: 'renders', limit: 1, queue: 0, waitMs: 0, retryAfterS: 2 })
-    const g = gate()
-    void admission.run(() => g.opened)
-    app.get('/busy', async () => admission.run(() => ok(1)))
-    app.get('/x', async () => ok(1))
-    await app.ready()
+    app = await createApp({
+      name: 'demo',
+      version: '1.0.0',
+      sql: db.sql,
+      admission: { verifyConcurrency: 1, heavyConcurrency: 1, queue: 4, maxWaitMs: 10_000 },
+    })
+    app.post('/things', { config: { auth: 'signed' }, schema: { body: Type.Object({}) } }, async (request) =>
+      ok({ signer: request.signer }),
+    )
+    app.get('/pages/:n', { config: { heavy: true } }, async (request) => {
+      const { n } = request.params as { n: string }
+      if (n === 'fails') throw new Error('boom')
+      await gate
+      return ok('x'.repeat(100_000))
+    })
   })
+  let open: () => void = () => {}
+  let gate = new Promise<void>((resolve) => (open = resolve))
   afterAll(async () => {
     await app?.close()
     await db?.drop()
   })
 
-  it('answers an admission refusal 503 in the envelope with Retry-After', async () => {
-    const response = await app.inject({ method: 'GET', url: '/busy' })
-    expect(response.statusCode).toBe(503)
-    expect(response.headers['retry-after']).toBe('2')
-    expect(response.json()).toMatchObject({ ok: false, code: 'overloaded', data: { retry_after_s: 2 } })
+  it('verifies what it can take and refuses the rest with 503 and Retry-After, in the envelope', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, () =>
+        app.inject({
+          method: 'POST',
+          url: '/things',
+          headers: costlyInvalidHeaders('POST', '/things'),
+          payload: {},
+        }),
+      ),
+    )
+    const refused = answers.filter((a) => a.statusCode === 503)
+    const verified = answers.filter((a) => a.statusCode === 401)
+    expect(refused.length + verified.length).toBe(12)
+    // four waiting (and one running, if its turn came before the others arrived): the rest refused at once
+    expect(verified.length).toBeGreaterThanOrEqual(4)
+    expect(verified.length).toBeLessThanOrEqual(5)
+    for (const answer of refused) {
+      expect(answer.headers['retry-after']).toBe('1')
+      expect(answer.json()).toEqual({
+        ok: false,
+        error: 'Too many signature verifications in progress; retry in 1 s',
+        code: 'service_unavailable',
+        data: { reason: 'overloaded' },
+      })
+    }
+    for (const answer of verified) expect(answer.json().data.reason).toBe('invalid_signature')
+    // and once the flood is over, a genuine request goes through
+    const alice = await createIdentity()
+    const genuine = await app.inject({
+      method: 'POST',
+      url: '/things',
+      headers: signedHeaders(alice, 'POST', '/things'),
+      payload: {},
+    })
+    expect(genuine.json()).toEqual({ ok: true, data: { signer: alice.address } })
+    const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body
+    expect(metrics).toContain(
+      `admission{work="signature_verification",state="refused",service="demo"} ${refused.length}`,
+    )
   })
 
-  it('answers the rate limit 429 in the envelope with Retry-After, in the header and the data', async () => {
-    await app.inject({ method: 'GET', url: '/x' })
-    const response = await app.inject({ method: 'GET', url: '/x' })
-    expect(response.statusCode).toBe(429)
-    const seconds = Number(response.headers['retry-after'])
-    expect(seconds).toBeGreaterThanOrEqual(1)
-    expect(seconds).toBeLessThanOrEqual(60)
-    expect(response.json()).toMatchObject({
-      ok: false,
-      code: 'too_many_requests',
-      data: { limit: 1, retry_after_s: seconds },
-    })
+  it('a heavy route: one answer in progress, the queue waits its turn, the rest refused 503 with Retry-After', async () => {
+    const answers = Array.from({ length: 8 }, (_, i) => app.inject({ method: 'GET', url: `/pages/${i}` }))
+    await later(50)
+    open()
+    const settled = await Promise.all(answers)
+    const statuses = settled.map((a) => a.statusCode)
+    // one in progress and four waiting at most; the others refused at once
+    expect(statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(4)
+    expect(statuses.filter((s) => s === 200).length).toBeLessThanOrEqual(5)
+    for (const answer of settled.filter((a) => a.statusCode !== 200)) {
+      expect([answer.statusCode, answer.headers['retry-after'], answer.json().data]).toEqual([
+        503,
+        '1',
+        { reason: 'overloaded' },
+      ])
+    }
+    // every turn was given back, a failed answer's too: later requests go through one after another
+    gate = Promise.resolve()
+    expect((await app.inject({ method: 'GET', url: '/pages/fails' })).statusCode).toBe(500)
+    for (let i = 0; i < 6; i++)
+      expect((await app.inject({ method: 'GET', url: `/pages/${i}` })).statusCode).toBe(200)
+    const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body
+    expect(metrics).toContain('admission{work="heavy_answer",state="running",service="demo"} 0')
   })
 })

@@ -21,7 +21,14 @@ import {
   verifySignedFetch,
 } from '../src/index.js'
 import { signedHeaders } from '../src/signing.js'
-import { createTestDatabase, respellLink, respellSignature, type TestDatabase } from '../src/testing/index.js'
+import {
+  createTestDatabase,
+  REPLAY_REFUSALS,
+  respellLink,
+  respellRequest,
+  respellSignature,
+  type TestDatabase,
+} from '../src/testing/index.js'
 import { emptyMigrations } from './fixtures.js'
 
 const skip = chainTestsSkipReason()
@@ -161,6 +168,29 @@ describe.skipIf(skip)('a signed request from a contract wallet (EIP-1654 on anvi
       const again = await post(respelled)
       expect([again.statusCode, again.json().data?.reason]).toEqual([401, 'replayed'])
     }
+  })
+
+  it('is one request whatever the spelling of its delegation, owner, headers and URL', async () => {
+    // Defect: the replay key hashed the delegation as sent, and @dcl/crypto drops every \r of it before
+    // asking the wallet: the wallet's used request re-sent with \r\n line endings was accepted again.
+    const headers = walletHeaders(rawDigest(owner), Date.now())
+    const url = '/v1/things'
+    const post = (sent: { url: string; headers: Record<string, string> }) =>
+      app.inject({ method: 'POST', url: sent.url, headers: sent.headers, payload: { name: 'x' } })
+    expect((await post({ url, headers })).statusCode).toBe(200)
+    const answers: Record<string, [number, string | undefined]> = {}
+    for (const spelling of Object.keys(REPLAY_REFUSALS)) {
+      const answer = await post(respellRequest({ url, headers }, spelling))
+      answers[spelling] = [answer.statusCode, answer.json().data?.reason]
+    }
+    expect(answers).toEqual({
+      ...REPLAY_REFUSALS,
+      // the wallet's contract decides which forms of its owner's signature it takes (this one: v 27/28,
+      // low s), and eth-connect does not read a 0X address: no request at all
+      'delegation signature v as 0/1': [401, 'invalid_signature'],
+      'delegation signature high s': [401, 'invalid_signature'],
+      'owner with 0X': [401, 'invalid_signature'],
+    })
   })
 
   it('has one replay key for every spelling of its signatures', async () => {

@@ -61,12 +61,6 @@ export const invalidTransition = (from: string, to: string) =>
     data: { from, to },
   })
 
-/** 409 transaction_hash_in_use: one transaction settles one claim. */
-export const transactionHashInUse = () =>
-  new ConflictError('This transaction hash was already reported for another claim', {
-    code: 'transaction_hash_in_use',
-  })
-
 /** 409 voucher_live: the operator may not fail a claim whose voucher may still be redeemed, or was. */
 export const voucherLive = (reason: 'redeemable' | 'redeemed' | 'not_expired') =>
   new ConflictError(

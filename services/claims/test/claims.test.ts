@@ -209,6 +209,14 @@ describe('POST /api/claim-transactions', () => {
       expect(response.json().error).toMatch(/body\.rewards must NOT have more than 100 items/)
     })
 
+    it('a body larger than a create can hold: 413 before it is parsed', async () => {
+      const ids = Array.from({ length: 100 }, () => randomUUID())
+      // 100 ids pretty-printed are well within the limit
+      expect((await post(JSON.stringify({ rewards: ids }, null, 8))).json().code).toBe('reward_not_found')
+      const response = await post(JSON.stringify({ rewards: ids, padding: 'x'.repeat(16 * 1024) }))
+      expect([response.statusCode, response.json().code]).toEqual([413, 'payload_too_large'])
+    })
+
     it('a form body', async () => {
       const response = await post('rewards=1', 'application/x-www-form-urlencoded')
       expect(response.statusCode).toBe(415)

@@ -161,14 +161,49 @@ describe('status lifecycle', () => {
     expect((await createClaim(t.app, alice, [rewardId])).status).toBe(201)
   })
 
-  it('a transaction hash settles one claim only', async () => {
+  // Defect: a reported hash was unique across every claim of its chain, so user A reporting user B's pending
+  // hash on A's own claim made B's report answer 409 transaction_hash_in_use for as long as A's claim kept
+  // it (on a chain without an RPC URL, until an operator moved it). A report is the reporter's claim's
+  // alone: it blocks nobody else's, and it frees nothing (a pending claim holds its rewards).
+  it("a hash reported on one user's claim does not block another user's report of it, in any spelling", async () => {
+    const { claim: victims, rewardId: victimsReward } = await newClaim(bob)
+    const { claim: squatters, rewardId: squattersReward } = await newClaim(alice)
+    const hash = txHash()
+    expect((await ownerPatch(alice, squatters.id, { transaction_hash: hash })).statusCode).toBe(200)
+    for (const spelling of [hash, `0x${hash.slice(2).toUpperCase()}`]) {
+      const reported = await ownerPatch(bob, victims.id, { transaction_hash: spelling })
+      expect([reported.statusCode, reported.json().data?.transaction_hash], spelling).toEqual([200, hash])
+    }
+    expect(await read(bob, victims.id)).toMatchObject({ status: 'pending', transaction_hash: hash })
+    expect(await read(alice, squatters.id)).toMatchObject({ status: 'pending', transaction_hash: hash })
+    // both claims stay live and keep their rewards, past expires_at too
+    await expire(t.db, victims.id)
+    await expire(t.db, squatters.id)
+    for (const [who, reward] of [
+      [bob, victimsReward],
+      [alice, squattersReward],
+    ] as const) {
+      expect((await createClaim(t.app, who, [reward])).body).toMatchObject({ code: 'reward_already_claimed' })
+    }
+  })
+
+  it('one transaction may be reported for two claims of one user (a batch that redeems both)', async () => {
     const hash = txHash()
     const { claim: first } = await newClaim()
     const { claim: second } = await newClaim()
     expect((await ownerPatch(alice, first.id, { transaction_hash: hash })).statusCode).toBe(200)
-    const reused = await ownerPatch(alice, second.id, { transaction_hash: hash })
-    expect(reused.statusCode).toBe(409)
-    expect(reused.json().code).toBe('transaction_hash_in_use')
+    const again = await ownerPatch(alice, second.id, { transaction_hash: hash })
+    expect([again.statusCode, again.json().data?.status]).toEqual([200, 'pending'])
+  })
+
+  it('reports of one hash racing on many claims all land', async () => {
+    const hash = txHash()
+    const users = await Promise.all(Array.from({ length: 8 }, () => createIdentity()))
+    const claims = await Promise.all(users.map((user) => newClaim(user)))
+    const answers = await Promise.all(
+      claims.map(({ claim }, i) => ownerPatch(users[i]!, claim.id, { transaction_hash: hash })),
+    )
+    expect(answers.map((answer) => answer.statusCode)).toEqual(users.map(() => 200))
   })
 
   describe('who may move a claim', () => {
@@ -281,6 +316,17 @@ describe('status lifecycle', () => {
       expect(response.statusCode).toBe(400)
       expect(response.json()).toMatchObject({ ok: false, code: 'bad_request' })
       expect(response.json().error).toMatch(message)
+    })
+
+    it('a body larger than a report can hold: 413', async () => {
+      const { claim } = await newClaim()
+      const padded = { transaction_hash: txHash(), note: 'x'.repeat(1024) }
+      for (const response of [
+        await ownerPatch(alice, claim.id, padded),
+        await adminPatch(claim.id, padded),
+      ]) {
+        expect([response.statusCode, response.json().code]).toEqual([413, 'payload_too_large'])
+      }
     })
   })
 })

@@ -1,13 +1,12 @@
 import { randomBytes } from 'node:crypto'
 import { type App, routesOf } from '@genesis/common'
 import {
-  ACCEPTED_SPELLINGS,
+  ACCEPTED_REQUEST_SPELLINGS,
   createIdentity,
   type Identity,
-  REFUSED_SPELLINGS,
   REPLAY_REFUSALS,
   replayRespelled,
-  respellSignature,
+  respellRequest,
   signedHeaders,
 } from '@genesis/common/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -16,10 +15,12 @@ import { loadConfig } from '../src/config.js'
 import { ADMIN_TOKEN, grantMany, setUp, type TestContext } from './helpers.js'
 
 /*
- * Defect: the used-signature store keyed on the signature's text, while verification accepts it in upper
- * case, with v as 0/1 and in its high-s form. Each re-spelling was a new signature: a signed create
- * re-spelled with another reward in its (unsigned) body answered 201 again, on either replica. A replay is
- * now refused whatever the spelling, on every mutating signed route of the service.
+ * Defects: the used-signature store keyed on the signature's text, while verification accepts it in upper
+ * case, with v as 0/1 and in its high-s form; then on the chain's payloads as sent, while @dcl/crypto
+ * drops every \r of the delegation before checking the owner's signature. Each re-spelling was a new
+ * request: a signed create re-spelled with another reward in its (unsigned) body answered 201 again, on
+ * either replica. A replay is now refused whatever the spelling (signatures, delegation, owner, headers,
+ * URL), on every mutating signed route of the service.
  */
 
 let t: TestContext
@@ -79,11 +80,7 @@ describe('a replay re-spelled', () => {
 
   let claimId: string
   it('POST /api/claim-transactions: one claim, whatever reward a re-spelled replay asks for', async () => {
-    const rewards = await grantMany(
-      t.app,
-      alice.address,
-      1 + ACCEPTED_SPELLINGS.length + REFUSED_SPELLINGS.length,
-    )
+    const rewards = await grantMany(t.app, alice.address, 1 + Object.keys(REPLAY_REFUSALS).length)
     const url = '/api/claim-transactions'
     const headers = signedHeaders(alice, 'POST', url)
     const created = await send(t.app, 'POST', url, headers, { rewards: [rewards[0]!.id] })
@@ -116,12 +113,19 @@ describe('a replay re-spelled', () => {
   })
 
   it('lets one create through when the spellings race on two replicas', async () => {
-    const rewards = await grantMany(t.app, alice.address, ACCEPTED_SPELLINGS.length + 1, { campaign: 'race' })
+    const rewards = await grantMany(t.app, alice.address, ACCEPTED_REQUEST_SPELLINGS.length + 1, {
+      campaign: 'race',
+    })
     const url = '/api/claim-transactions'
     const headers = signedHeaders(alice, 'POST', url, { metadata: { nonce: 'race' } })
-    const attempts = [headers, ...ACCEPTED_SPELLINGS.map((spelling) => respellSignature(headers, spelling))]
+    const attempts = [
+      { url, headers },
+      ...ACCEPTED_REQUEST_SPELLINGS.map((spelling) => respellRequest({ url, headers }, spelling)),
+    ]
     const answers = await Promise.all(
-      attempts.map((h, i) => send(i % 2 ? replica : t.app, 'POST', url, h, { rewards: [rewards[i]!.id] })),
+      attempts.map((a, i) =>
+        send(i % 2 ? replica : t.app, 'POST', a.url, a.headers, { rewards: [rewards[i]!.id] }),
+      ),
     )
     expect(answers.map((a) => a.statusCode).sort()).toEqual([201, ...attempts.slice(1).map(() => 401)])
     const [claimed] = await t.db.sql`

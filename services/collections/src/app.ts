@@ -15,6 +15,12 @@ export async function buildApp({ sql, config, logger, context }: AppOptions<Conf
   const { chain } = ctx
   if (chain && context?.chain === undefined) app.addHook('onClose', async () => chain.destroy())
   await app.register(routes, { prefix: '/v1', ctx })
+  if (!chain) {
+    app.log.warn(
+      'RPC_URL is unset (development): the first signer of an unknown third party becomes its manager, and ' +
+        "no contract's deployment or owner is checked before a standard collection is published",
+    )
+  }
   const committee = ctx.committeeSource
   if (committee.source === 'none') {
     app.log.warn(

@@ -42,18 +42,20 @@ export async function createContext(
     committee: overrides.committee ?? new Set(parseAddressList(committeeSource.addresses)),
     committeeSource,
     chain: overrides.chain !== undefined ? overrides.chain : chainReaderOf(config),
-    registryDomain:
-      overrides.registryDomain ??
-      registryDomain({
-        name: config.THIRD_PARTY_REGISTRY_NAME,
-        address: config.THIRD_PARTY_REGISTRY_ADDRESS,
-        chainId: config.THIRD_PARTY_REGISTRY_CHAIN_ID,
-      }),
+    registryDomain: overrides.registryDomain ?? registryDomainOf(config),
     now: overrides.now ?? (() => new Date()),
     answers: overrides.answers ?? new AnswerCache(),
     answersVersion: overrides.answersVersion ?? freshRead(() => answersVersion(sql)),
   }
 }
+
+/** The EIP-712 domain of the configured Third Party Registry, which cheques are signed over. */
+export const registryDomainOf = (config: Config): TypedDataDomain =>
+  registryDomain({
+    name: config.THIRD_PARTY_REGISTRY_NAME,
+    address: config.THIRD_PARTY_REGISTRY_ADDRESS,
+    chainId: config.THIRD_PARTY_REGISTRY_CHAIN_ID,
+  })
 
 const chainReaderOf = (config: Config): ChainReader | null =>
   config.RPC_URL

@@ -49,9 +49,12 @@ export const collectionLocked = (id: string, until: Date) =>
     data: { lock_expires_at: until.toISOString() },
   })
 
-/** 409 name_in_use: another standard collection has this name (case-insensitive). */
+/** 409 name_in_use: another standard collection has this name, or one a reader cannot tell from it. */
 export const nameInUse = (name: string) =>
-  new ConflictError(`The name "${name}" is already used by another collection`, { code: 'name_in_use' })
+  new ConflictError(
+    `The name "${name}" is already used by another collection (names are compared ignoring case, spacing, invisible characters and lookalike letters)`,
+    { code: 'name_in_use' },
+  )
 
 /** 409 urn_in_use: another collection has this URN. */
 export const urnInUse = () =>
@@ -79,6 +82,15 @@ export const tosNotAccepted = (id: string) =>
 export const notDeployed = (address: string | null) =>
   new ConflictError(`No contract is deployed at ${address} yet`, { code: 'not_deployed' })
 
+/** 409 not_owner: the contract at the collection's address is not owned by the collection's owner. */
+export const notOwner = (address: string, deployer: string | null, owner: string) =>
+  new ConflictError(
+    deployer === null
+      ? `The contract at ${address} has no owner() the collection's owner ${owner} holds: it is not this collection's contract`
+      : `The contract at ${address} is owned by ${deployer}, not by the collection's owner ${owner}: someone else deployed it first`,
+    { code: 'not_owner', data: { contract_address: address, contract_owner: deployer } },
+  )
+
 /** 409 items_waiting_approval: some items were already sent to review. */
 export const itemsWaitingApproval = (items: string[]) =>
   new ConflictError(`Some items are already waiting for approval: ${items.join(', ')}`, {
@@ -86,9 +98,12 @@ export const itemsWaitingApproval = (items: string[]) =>
     data: { items },
   })
 
-/** 409 cheque_already_used: this cheque's signature was stored before. */
+/** 409 cheque_used: a cheque with this EIP-712 digest was stored before, however it was signed. */
 export const chequeAlreadyUsed = () =>
-  new ConflictError('This cheque was already used', { code: 'cheque_already_used' })
+  new ConflictError(
+    'This cheque was already used: a cheque (third party, qty, salt) pays once, whatever its signature',
+    { code: 'cheque_used' },
+  )
 
 /** 409 not_third_party: approval data exists for third-party collections only. */
 export const notThirdParty = (id: string) =>

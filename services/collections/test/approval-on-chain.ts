@@ -19,8 +19,13 @@ import { askReview, decide, openReview, thirdPartyInReview } from './review-help
 
 /** What the scenarios need of a chain (a real anvil node, test/chain/approval.test.ts). */
 export interface ChainControl {
-  /** Deploys the collection `id` through the factory, at `contract` (the CREATE2 address the service derived). */
-  deploy(id: string, contract: string): Promise<void>
+  /**
+   * Deploys the collection `id` through the factory from `owner`'s wallet (the contract's owner must be the
+   * collection's), at `contract` (the CREATE2 address the service derived).
+   */
+  deploy(id: string, contract: string, owner: Identity): Promise<void>
+  /** Makes `address` a manager of the third party in the registry on chain. */
+  makeManager(thirdPartyId: string, address: string): Promise<void>
   /** The contract's `isApproved()` from now on, as the committee's `setApproved` would make it. */
   setApproved(contract: string, approved: boolean): Promise<void>
   /** Runs `during` while the node does not answer, and brings it back afterwards. */
@@ -45,7 +50,7 @@ export function describeApprovalOnChain(harness: () => Harness, chain: ChainCont
     const itemIds = [await createItem(h.app, owner, id)]
     await acceptTos(h.app, owner, id)
     const contract = (await read(owner, id)).contract_address!
-    await chain.deploy(id, contract)
+    await chain.deploy(id, contract, owner)
     const res = await call(h.app, owner, 'POST', `/v1/collections/${id}/publish`, { itemIds })
     expect(res.statusCode, res.body).toBe(204)
     return { id, contract }
@@ -137,7 +142,7 @@ export function describeApprovalOnChain(harness: () => Harness, chain: ChainCont
       const itemIds = [await createItem(h.app, owner, id)]
       await acceptTos(h.app, owner, id)
       const contract = (await read(owner, id)).contract_address!
-      await chain.deploy(id, contract)
+      await chain.deploy(id, contract, owner)
       await chain.setApproved(contract, true)
       expect(await read(owner, id)).toMatchObject({
         is_published: false,
@@ -221,7 +226,9 @@ export function describeApprovalOnChain(harness: () => Harness, chain: ChainCont
     it('a third-party collection has no contract: is_approved follows the decision', async () => {
       const h = harness()
       const manager = await createIdentity()
-      const tp = await thirdPartyInReview(h.app, h.config, manager, 1)
+      const tp = await thirdPartyInReview(h.app, h.config, manager, 1, (thirdPartyId) =>
+        chain.makeManager(thirdPartyId, manager.address),
+      )
       const curation = await openReview(h.app, manager, tp.id)
       expect((await decide(h.app, h.committee, curation.id, 'approve')).statusCode).toBe(200)
       expect((await read(manager, tp.id)).is_approved).toBe(true)

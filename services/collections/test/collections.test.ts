@@ -514,11 +514,31 @@ describe('lists', () => {
     const body = res.json()
     expect(body.pagination.total).toBe(5)
     expect(body.data.every((a: string) => /^0x[0-9a-f]{40}$/.test(a))).toBe(true)
-    const unpublished = (
-      await h.app.inject({ method: 'GET', url: `/v1/addresses?q=${marker}&is_published=false` })
-    ).json()
-    expect(unpublished.pagination.total).toBe(3)
-    const contract = (await read(dave, ids[6]!)).contract_address
-    expect(unpublished.data).toContain(contract)
+    expect(body.data).not.toContain((await read(dave, ids[6]!)).contract_address)
+  })
+
+  it('/v1/addresses shows nothing unpublished: is_published=false is an empty page, q finds no hidden name', async () => {
+    const hidden = await read(dave, ids[6]!)
+    expect(hidden.is_published).toBe(false)
+    const addresses = async (query: string) => {
+      const res = await h.app.inject({ method: 'GET', url: `/v1/addresses?${query}` })
+      expect(res.statusCode).toBe(200)
+      return res.json() as { data: string[]; pagination: { total: number } }
+    }
+    expect(await addresses(`q=${marker}&is_published=false`)).toMatchObject({
+      data: [],
+      pagination: { total: 0 },
+    })
+    expect(await addresses('is_published=false&limit=100')).toMatchObject({
+      data: [],
+      pagination: { total: 0 },
+    })
+    // no prefix oracle: a hidden name's prefixes find nothing, whichever way it is asked
+    for (let n = 1; n <= hidden.name.length; n++) {
+      const q = encodeURIComponent(hidden.name.slice(0, n))
+      for (const flag of ['', '&is_published=false', '&is_published=true']) {
+        expect((await addresses(`q=${q}${flag}&limit=100`)).data).not.toContain(hidden.contract_address)
+      }
+    }
   })
 })

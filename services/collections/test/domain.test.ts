@@ -5,7 +5,7 @@ import { loadConfig } from '../src/config.js'
 import { AnswerCache } from '../src/domain/answer-cache.js'
 import {
   CONSUME_SLOTS_TYPES,
-  chequeMessageHash,
+  chequeDigest,
   recoverChequeSigner,
   registryDomain,
 } from '../src/domain/cheque.js'
@@ -142,7 +142,7 @@ describe('slot cheques (EIP-712 ConsumeSlots)', () => {
   it("computes the registry's message hash of the cheque", () => {
     const cheque = { qty: 2, salt, signature: '0x' }
     const expected = TypedDataEncoder.hash(domain, CONSUME_SLOTS_TYPES, { thirdPartyId, qty: 2, salt })
-    expect(chequeMessageHash(domain, thirdPartyId, cheque)).toBe(expected)
+    expect(chequeDigest(domain, thirdPartyId, cheque)).toBe(expected)
   })
 })
 

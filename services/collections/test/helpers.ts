@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto'
-import type { App } from '@genesis/common'
+import type { App, Sql } from '@genesis/common'
 import {
   createIdentity,
   type Identity,
@@ -11,7 +11,8 @@ import {
 import type { LightMyRequestResponse } from 'fastify'
 import { buildApp } from '../src/app.js'
 import { type Config, loadConfig } from '../src/config.js'
-import type { Context } from '../src/context.js'
+import { type Context, registryDomainOf } from '../src/context.js'
+import { completeKeys } from '../src/db/keys.js'
 import { COLLECTIONS_DB_SETTINGS } from '../src/db/settings.js'
 import { migrationsDir } from '../src/paths.js'
 
@@ -29,15 +30,23 @@ export async function setup(
   const service = await startTestService({
     migrationsDir,
     settings: COLLECTIONS_DB_SETTINGS,
-    build: (sql) =>
-      buildApp({
+    build: async (sql) => {
+      await keysReady(sql, config)
+      return buildApp({
         sql,
         config,
         ...(options.chain === undefined ? {} : { context: { chain: options.chain } }),
-      }),
+      })
+    },
   })
   return { ...service, config, committee }
 }
+
+const silent = { info: () => {}, warn: () => {} }
+
+/** What server.ts does between the migrations and the app: the service-computed keys and their indexes. */
+export const keysReady = (sql: Sql, config: Config, log = silent) =>
+  completeKeys(sql, { registryDomain: registryDomainOf(config), log })
 
 /**
  * A really signed request. Each carries a random nonce in its metadata: signatures are deterministic, so

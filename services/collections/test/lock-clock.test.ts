@@ -6,7 +6,7 @@ import { COLLECTIONS_DB_SETTINGS } from '../src/db/settings.js'
 import { isLockActive } from '../src/domain/views.js'
 import { migrationsDir } from '../src/paths.js'
 import type { Collection } from '../src/schemas/collection.js'
-import { call, createCollection, createIdentity, type Identity, refusal } from './helpers.js'
+import { call, createCollection, createIdentity, type Identity, keysReady, refusal } from './helpers.js'
 
 // The lock's end to the millisecond, on the service's own clock (ctx.now), which this file moves by hand.
 // Signatures are still checked against the real time.
@@ -22,7 +22,10 @@ beforeAll(async () => {
   h = await startTestService({
     migrationsDir,
     settings: COLLECTIONS_DB_SETTINGS,
-    build: (sql) => buildApp({ sql, config, context: { now: () => clock } }),
+    build: async (sql) => {
+      await keysReady(sql, config)
+      return buildApp({ sql, config, context: { now: () => clock } })
+    },
   })
   alice = await createIdentity()
 })

@@ -10,7 +10,7 @@ import { buildApp } from '../src/app.js'
 import { loadConfig } from '../src/config.js'
 import { COLLECTIONS_DB_SETTINGS } from '../src/db/settings.js'
 import { migrationsDir } from '../src/paths.js'
-import { call, createIdentity, type Identity } from './helpers.js'
+import { call, createIdentity, type Identity, keysReady } from './helpers.js'
 
 // The service reaches its database through a proxy this file cuts: the shared PostgreSQL never stops.
 let t: ProxiedTestService
@@ -22,7 +22,10 @@ beforeAll(async () => {
   t = await startProxiedTestService({
     migrationsDir,
     settings: COLLECTIONS_DB_SETTINGS,
-    build: (sql) => buildApp({ sql, config }),
+    build: async (sql) => {
+      await keysReady(sql, config)
+      return buildApp({ sql, config })
+    },
   })
 })
 afterAll(() => t?.close())

@@ -1,7 +1,11 @@
 import { generateTree } from '@dcl/content-hash-tree'
+import { signedInject } from '@genesis/common/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { TOS_BODY_LIMIT } from '../src/routes/publication.js'
 import type { Collection } from '../src/schemas/collection.js'
+import { MAX_CONTENT_HASH_LENGTH } from '../src/schemas/fields.js'
 import type { Item } from '../src/schemas/item.js'
+import { MAX_PUBLISH_ITEMS, MAX_TOS_HASHES } from '../src/schemas/publication.js'
 import { signCheque } from './chequebook.js'
 import {
   acceptTos,
@@ -94,15 +98,46 @@ describe('terms of service', () => {
     })
   })
 
-  it('takes 40,000 hashes', async () => {
+  it('takes as many hashes as one publication takes items (5,000), and refuses one more with a 400 naming the limit', async () => {
     const id = await createCollection(h.app, alice)
-    const hashes = Array.from({ length: 40_000 }, () => contentHash())
-    const res = await call(h.app, alice, 'POST', `/v1/collections/${id}/tos`, {
+    const body = (n: number) => ({
       email: 'alice@example.com',
       event: 'publish_collection_tos',
-      hashes,
+      hashes: Array.from({ length: n }, () => contentHash()),
     })
-    expect(res.statusCode).toBe(204)
+    expect(MAX_TOS_HASHES).toBe(MAX_PUBLISH_ITEMS)
+    const full = await call(h.app, alice, 'POST', `/v1/collections/${id}/tos`, body(MAX_TOS_HASHES))
+    expect(full.statusCode, full.body).toBe(204)
+    const over = refusal(
+      await call(h.app, alice, 'POST', `/v1/collections/${id}/tos`, body(MAX_TOS_HASHES + 1)),
+      400,
+      'bad_request',
+    )
+    expect(over.error).toContain(`body.hashes must NOT have more than ${MAX_TOS_HASHES} items`)
+    const [stored] = await h.db.sql<{ n: number; longest: number }[]>`
+      select count(*)::int as n, max(cardinality(hashes))::int as longest from tos_acceptances
+      where collection_id = ${id}`
+    expect(stored).toEqual({ n: 1, longest: MAX_TOS_HASHES })
+  })
+
+  it('a body as large as the limit allows, with the longest hashes indented, is within the route body limit', async () => {
+    const id = await createCollection(h.app, alice)
+    const longest = `b${'a'.repeat(MAX_CONTENT_HASH_LENGTH - 1)}`
+    const hashes = Array.from({ length: MAX_TOS_HASHES }, () => longest)
+    const payload = JSON.stringify(
+      { email: 'alice@example.com', event: 'publish_collection_tos', hashes },
+      null,
+      16,
+    )
+    expect(payload.length).toBeLessThanOrEqual(TOS_BODY_LIMIT)
+    const res = await signedInject(h.app, alice, {
+      method: 'POST',
+      url: `/v1/collections/${id}/tos`,
+      metadata: { nonce: randomUUID() },
+      payload,
+      headers: { 'content-type': 'application/json' },
+    })
+    expect(res.statusCode, res.body).toBe(204)
   })
 
   it('refuses strangers (403) and unknown collections (404)', async () => {
@@ -276,13 +311,9 @@ describe('third-party collections: publish with a cheque, then approval data', (
     })
   })
 
-  it('refuses a cheque that was already used (409 cheque_already_used)', async () => {
+  it('refuses a cheque that was already used (409 cheque_used)', async () => {
     const more = [await createItem(h.app, alice, collection), await createItem(h.app, alice, collection)]
-    refusal(
-      await publish(alice, collection, { itemIds: more, cheque: firstCheque }),
-      409,
-      'cheque_already_used',
-    )
+    refusal(await publish(alice, collection, { itemIds: more, cheque: firstCheque }), 409, 'cheque_used')
   })
 
   it('refuses approval data to anybody but the committee (403), for standard collections (409), unknown ones (404)', async () => {

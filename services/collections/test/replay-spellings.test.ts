@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto'
 import { type App, routesOf } from '@genesis/common'
 import {
-  ACCEPTED_SPELLINGS,
+  ACCEPTED_REQUEST_SPELLINGS,
   createIdentity,
   type Identity,
   REPLAY_REFUSALS,
   replayRespelled,
-  respellSignature,
+  respellRequest,
   signedHeaders,
 } from '@genesis/common/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -14,10 +14,12 @@ import { buildApp } from '../src/app.js'
 import { contentHash, createCollection, type Harness, setup, uniqueName } from './helpers.js'
 
 /*
- * Defect: the used-signature store keyed on the signature's text, while verification accepts it in upper
- * case, with v as 0/1 and in its high-s form. Re-casing one hex letter of a signed PUT made a new
- * signature: it answered 204 again, on either replica, as often as wanted and (the body being unsigned)
- * with any body. A replay is now refused whatever the spelling, on every mutating signed route.
+ * Defects: the used-signature store keyed on the signature's text, while verification accepts it in upper
+ * case, with v as 0/1 and in its high-s form; then on the chain's payloads as sent, while @dcl/crypto
+ * drops every \r of the delegation before checking the owner's signature. Re-casing one hex letter of a
+ * signed PUT, or re-sending a DELETE with \r\n line endings in its delegation, made a new request: it
+ * answered 204 again, on either replica, as often as wanted and (the body being unsigned) with any body.
+ * A replay is now refused whatever the spelling, on every mutating signed route.
  */
 
 let h: Harness
@@ -121,10 +123,13 @@ describe('a replay re-spelled', () => {
     const id = randomUUID()
     const url = `/v1/collections/${id}`
     const headers = signedHeaders(alice, 'PUT', url)
-    const attempts = [headers, ...ACCEPTED_SPELLINGS.map((spelling) => respellSignature(headers, spelling))]
+    const attempts = [
+      { url, headers },
+      ...ACCEPTED_REQUEST_SPELLINGS.map((spelling) => respellRequest({ url, headers }, spelling)),
+    ]
     const names = attempts.map(() => uniqueName())
     const answers = await Promise.all(
-      attempts.map((hs, i) => send(i % 2 ? replica : h.app, 'PUT', url, hs, { id, name: names[i] })),
+      attempts.map((a, i) => send(i % 2 ? replica : h.app, 'PUT', a.url, a.headers, { id, name: names[i] })),
     )
     expect(answers.map((a) => a.statusCode).sort()).toEqual([204, ...attempts.slice(1).map(() => 401)])
     const winner = answers.findIndex((a) => a.statusCode === 204)

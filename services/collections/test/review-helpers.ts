@@ -28,8 +28,11 @@ export async function thirdPartyInReview(
   config: Config,
   manager: Identity,
   count = 2,
+  /** Before the first collection: e.g. make `manager` a manager of the third party on chain. */
+  prepare?: (thirdPartyId: string) => Promise<void>,
 ): Promise<{ id: string; thirdPartyId: string; itemIds: string[] }> {
   const thirdPartyId = `urn:decentraland:sepolia:collections-thirdparty:tp${randomUUID().slice(0, 8)}`
+  await prepare?.(thirdPartyId)
   const id = await createCollection(app, manager, { urn: `${thirdPartyId}:drop` })
   const itemIds: string[] = []
   for (let i = 0; i < count; i++) itemIds.push(await createItem(app, manager, id))

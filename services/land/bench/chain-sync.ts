@@ -31,8 +31,8 @@ import {
   startAnvil,
 } from '@genesis/contracts'
 import { Wallet } from 'ethers'
-import { type DemoSummary, writeDemoOnChain } from '../src/indexer/demo.js'
-import { slice } from '../src/indexer/demo-slice.js'
+import { slice } from '../scripts/chain-demo/slice.js'
+import { type DemoSummary, writeDemoOnChain } from '../scripts/chain-demo/writer.js'
 import { ChainIndexer } from '../src/indexer/indexer.js'
 import { seedLayout } from '../src/indexer/layout.js'
 import { Rpc } from '../src/indexer/rpc.js'
@@ -63,7 +63,7 @@ const load = () =>
 let set = generateGenesisCity(readSourceData())
 if (limit !== undefined) set = slice(set, limit)
 const landContracts: ContractName[] = ['LANDRegistry', 'EstateRegistry', 'Marketplace', 'MANAToken']
-const writer = fileURLToPath(new URL('../src/indexer/demo.ts', import.meta.url))
+const writer = fileURLToPath(new URL('../scripts/chain-demo/writer.ts', import.meta.url))
 const key = createHash('sha256')
   .update(JSON.stringify(set))
   .update(readFileSync(writer))

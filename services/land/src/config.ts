@@ -18,15 +18,10 @@ export const configSchema = Type.Composite([
     LAND_PREWARM: Type.Boolean({ default: true }),
     /**
      * PNG renders at once per process (README "Capacity"): each holds up to ~8 MiB while it draws and
-     * encodes; the next ones wait their turn, and past the queue they are refused 503 with Retry-After.
+     * encodes; the next wait their turn (the kit's ADMISSION_QUEUE, ADMISSION_WAIT_MS), the rest are
+     * refused 503 with Retry-After. 0 turns this off. Large answers take turns of HEAVY_CONCURRENCY.
      */
-    LAND_RENDERS_IN_FLIGHT: Type.Integer({ minimum: 1, maximum: 64, default: 2 }),
-    /** Large answers (a tiles or /map rectangle over 2,500 parcels) built or compressed at once. */
-    LAND_LARGE_ANSWERS_IN_FLIGHT: Type.Integer({ minimum: 1, maximum: 64, default: 2 }),
-    /** Requests waiting for a turn, per kind of work; past it they are refused at once. */
-    LAND_ADMISSION_QUEUE: Type.Integer({ minimum: 0, maximum: 10_000, default: 16 }),
-    /** Longest wait for a turn before the refusal. */
-    LAND_ADMISSION_WAIT_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 2000 }),
+    LAND_RENDERS_IN_FLIGHT: Type.Integer({ minimum: 0, maximum: 64, default: 2 }),
     /** Quiet time after a `land_changed` notification before the index is rebuilt (writes come in bursts). */
     LAND_REFRESH_DEBOUNCE_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 100 }),
     /** JSON-RPC URL of the chain to follow; unset: the data comes from the seed and imports only. */
@@ -47,11 +42,17 @@ export const configSchema = Type.Composite([
     LAND_POLL_MS: Type.Integer({ minimum: 10, maximum: 60_000, default: 500 }),
     /** The widest eth_getLogs block range asked for (halved while a provider refuses). */
     LAND_MAX_BLOCK_RANGE: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 2000 }),
+    /**
+     * Whether LAND_RPC_URL is a development chain, whose indexed data is emptied and indexed again when the
+     * node turns out to be another chain (a development node started afresh). Unset: a development node
+     * (anvil, hardhat, ganache, or chain id 31337 / 1337) is one.
+     */
+    LAND_DEV_CHAIN: Type.Optional(Type.Boolean()),
     /** How long one JSON-RPC call to the chain may take. */
     LAND_RPC_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: 10_000 }),
     /**
-     * The service's public base URL, for absolute links in token metadata (the images). Unset: the
-     * request's origin, in development only.
+     * The service's public base URL, for absolute links in token metadata (the images). Unset: on the
+     * embedded database the request's origin; with DATABASE_URL outside production, where it listens.
      */
     LAND_PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$' })),
   }),
@@ -65,6 +66,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       (name) => !config[name as keyof Config],
     )
     if (missing.length > 0) throw new Error(`LAND_RPC_URL is set: ${missing.join(', ')} must be set too`)
+  }
+  if (!config.LAND_PUBLIC_URL && config.DATABASE_URL && config.NODE_ENV !== 'production') {
+    const host = ['0.0.0.0', '::', ''].includes(config.HOST) ? 'localhost' : config.HOST
+    config.LAND_PUBLIC_URL = `http://${host.includes(':') ? `[${host}]` : host}:${config.PORT}`
   }
   return config
 }

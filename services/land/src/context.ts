@@ -1,4 +1,4 @@
-import { Admission, type Sql } from '@genesis/common'
+import { type Admission, createAdmission, type Sql } from '@genesis/common'
 import { AtlasIndex } from './atlas/atlas-view.js'
 import type { Config } from './config.js'
 import { GridIndex, type GridLogger } from './grid/grid-index.js'
@@ -17,7 +17,7 @@ export interface Context {
   images: MapImageRenderer
   /** atlas-server's answers (/v2, /v1/tiles) of the grid's views; closed with the app. */
   atlas: AtlasIndex
-  /** The bound on large answers (README "Capacity"); renders have theirs inside `images`. */
+  /** The bound on large answers (HEAVY_CONCURRENCY, README "Capacity"); renders have theirs inside `images`. */
   largeAnswers: Admission
 }
 
@@ -35,8 +35,15 @@ export const createGridIndex = (sql: Sql, config: Config, logger?: GridLogger) =
     ...(logger ? { logger } : {}),
   })
 
-const admission = (config: Config, name: string, limit: number) =>
-  new Admission({ name, limit, queue: config.LAND_ADMISSION_QUEUE, waitMs: config.LAND_ADMISSION_WAIT_MS })
+/** A bound on one kind of work, with the kit's queue and wait (0 concurrency: no bound). */
+const admission = (config: Config, what: string, concurrency: number) =>
+  createAdmission({
+    concurrency,
+    queue: config.ADMISSION_QUEUE,
+    maxWaitMs: config.ADMISSION_WAIT_MS,
+    retryAfterS: 1,
+    what,
+  })
 
 /**
  * The grid from the configuration, built before the app answers, unless one is handed in (server.ts hands
@@ -62,10 +69,10 @@ export async function createContext(
       overrides.images ??
       new MapImageRenderer(
         DEFAULT_IMAGE_CACHE_BYTES,
-        admission(config, 'renders', config.LAND_RENDERS_IN_FLIGHT),
+        admission(config, 'map renders', config.LAND_RENDERS_IN_FLIGHT),
+        Math.max(1, config.LAND_RENDERS_IN_FLIGHT),
       ),
     atlas: overrides.atlas ?? new AtlasIndex(grid, logger),
-    largeAnswers:
-      overrides.largeAnswers ?? admission(config, 'large answers', config.LAND_LARGE_ANSWERS_IN_FLIGHT),
+    largeAnswers: overrides.largeAnswers ?? admission(config, 'large answers', config.HEAVY_CONCURRENCY),
   }
 }

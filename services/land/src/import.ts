@@ -1,9 +1,7 @@
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { createLogger, openServiceDatabase } from '@genesis/common'
-import { loadConfig } from './config.js'
+import { openScriptDatabase } from './data-script.js'
 import { importPaths } from './importer/index.js'
-import { migrationsDir } from './paths.js'
 
 export { importPaths } from './importer/index.js'
 
@@ -17,10 +15,7 @@ async function main(args: string[]) {
     console.error('usage: pnpm --filter @genesis/land run import <file|dir>...')
     process.exit(2)
   }
-  // A long import is not cut by the service's query deadline; only warnings are logged around the report.
-  const config = { ...loadConfig(), DB_QUERY_TIMEOUT_MS: 0 }
-  const logger = createLogger('land', { LOG_LEVEL: 'warn' })
-  const db = await openServiceDatabase({ service: 'land', config, migrationsDir, logger })
+  const db = await openScriptDatabase()
   let code = 0
   try {
     // `pnpm --filter` runs the script in the package directory; paths are meant from where pnpm was run.

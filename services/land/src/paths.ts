@@ -8,3 +8,10 @@ import { fileURLToPath } from 'node:url'
 export const packageRoot = fileURLToPath(new URL('..', import.meta.url))
 export const migrationsDir = join(packageRoot, 'migrations')
 export const dataDir = join(packageRoot, 'data')
+
+/**
+ * The embedded database's directory under DATA_DIR: a land that follows a chain keeps its own, apart from
+ * the demo set's, so that the two never mix (seed, import and reindex open the same one as the server).
+ */
+export const embeddedDir = (config: { LAND_RPC_URL?: string | undefined }) =>
+  config.LAND_RPC_URL ? 'pglite-chain' : 'pglite'

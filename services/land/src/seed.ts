@@ -1,10 +1,9 @@
 import { execFile } from 'node:child_process'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { promisify } from 'node:util'
-import { createLogger, openServiceDatabase, type Sql } from '@genesis/common'
+import type { Sql } from '@genesis/common'
 import cliProgress from 'cli-progress'
-import { loadConfig } from './config.js'
-import { migrationsDir } from './paths.js'
+import { openScriptDatabase } from './data-script.js'
 import { generateGenesisCity, readSourceData } from './seed/genesis-city.js'
 import { type Progress, writeSeedSet } from './seed/write.js'
 
@@ -56,10 +55,7 @@ export async function seedInChildProcess(databaseUrl: string): Promise<SeedSumma
  * `--json`: no progress bar, the summary as one line of JSON (seedInChildProcess reads it).
  */
 async function main() {
-  // A long seed is not cut by the service's query deadline; only warnings are logged beside the progress bar.
-  const config = { ...loadConfig(), DB_QUERY_TIMEOUT_MS: 0 }
-  const logger = createLogger('land', { LOG_LEVEL: 'warn' })
-  const db = await openServiceDatabase({ service: 'land', config, migrationsDir, logger })
+  const db = await openScriptDatabase()
   if (process.argv.includes('--json')) {
     try {
       console.log(JSON.stringify(await seed(db.sql)))

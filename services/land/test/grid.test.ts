@@ -1,12 +1,12 @@
 import { brotliDecompressSync, gunzipSync } from 'node:zlib'
 import { describe, expect, it } from 'vitest'
 import type { ParcelRecord, PublicationRecord } from '../src/db/rows.js'
+import { blankParcel } from '../src/db/rows.js'
 import { PLAZA_DISTRICT_ID, ROAD_DISTRICT_ID } from '../src/domain/constants.js'
 import { cellIndex } from '../src/domain/geometry.js'
 import { TILE_DISTRICT, TILE_OWNED, TILE_PLAZA, TILE_ROAD, TILE_UNOWNED } from '../src/domain/tiles.js'
 import { buildGridData, type GridInput } from '../src/grid/data.js'
 import { ByteLru, negotiateEncoding } from '../src/grid/map-body.js'
-import { blankParcel } from '../src/grid/records.js'
 import { GridView, WHOLE_GRID } from '../src/grid/view.js'
 import { elementLines } from '../src/importer/json-lines.js'
 

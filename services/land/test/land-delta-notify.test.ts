@@ -77,7 +77,9 @@ describe('land_changed notifications', () => {
       }),
     )
     expect(payloads).toHaveLength(1)
-    expect(parseLandDelta(payloads[0]!)).toEqual({ parcels: ['1,0', '2,0'], estates: ['77'], assets: [] })
+    expect(parseLandDelta(payloads[0]!)).toEqual({
+      delta: { parcels: ['1,0', '2,0'], estates: ['77'], assets: [] },
+    })
   })
 
   it('the setting ends with its transaction: the same session’s next plain write names its table', async (ctx) => {
@@ -94,7 +96,7 @@ describe('land_changed notifications', () => {
         await conn`commit`
         await conn`update parcels set name = 'plain' where x = 3 and y = 0`
       })
-      expect(payloads.map((p) => parseLandDelta(p)?.parcels ?? p)).toEqual([['3,0'], 'parcels'])
+      expect(payloads.map((p) => parseLandDelta(p)?.delta.parcels ?? p)).toEqual([['3,0'], 'parcels'])
     } finally {
       conn.release()
     }
@@ -117,19 +119,38 @@ describe('land_changed notifications', () => {
     expect(payloads).toEqual([])
   })
 
-  it('too many rows for one payload: the full-rebuild payload instead', () => {
+  it('too many rows for one payload: parts that each fit, one token; past a patch’s worth, a full build', () => {
     const changes = new LandChanges()
-    for (let x = -150; x <= 150; x++) for (let y = -150; y < -145; y++) changes.parcel(x, y)
-    expect(changes.payload()).toBe(FULL_REBUILD_PAYLOAD)
-    expect(parseLandDelta(changes.payload())).toBeNull()
+    for (let x = -150; x <= 150; x++) for (let y = -150; y < -143; y++) changes.parcel(x, y)
+    changes.estate('12')
+    changes.publication('parcel', '0,0')
+    const payloads = changes.payloads()
+    expect(payloads.length).toBeGreaterThan(1)
+    const parsed = payloads.map((p) => {
+      expect(Buffer.byteLength(p)).toBeLessThan(8000)
+      return parseLandDelta(p)!
+    })
+    expect(new Set(parsed.map((p) => p.part!.token)).size).toBe(1)
+    expect(parsed.map((p) => [p.part!.index, p.part!.count])).toEqual(
+      payloads.map((_, i) => [i, payloads.length]),
+    )
+    expect({
+      parcels: parsed.flatMap((p) => p.delta.parcels),
+      estates: parsed.flatMap((p) => p.delta.estates),
+      assets: parsed.flatMap((p) => p.delta.assets),
+    }).toEqual(changes.delta())
+
+    const huge = new LandChanges()
+    for (let x = -150; x <= 150; x++) for (let y = -150; y < -80; y++) huge.parcel(x, y)
+    expect(huge.payloads()).toEqual([FULL_REBUILD_PAYLOAD])
+    expect(parseLandDelta(FULL_REBUILD_PAYLOAD)).toBeNull()
     const small = new LandChanges()
     small.parcel(-150, 150)
     small.publication('estate', '9')
-    expect(parseLandDelta(small.payload())).toEqual({
-      parcels: ['-150,150'],
-      estates: [],
-      assets: ['estate:9'],
-    })
+    expect(small.payloads().map(parseLandDelta)).toEqual([
+      { delta: { parcels: ['-150,150'], estates: [], assets: ['estate:9'] } },
+    ])
+    expect(new LandChanges().payloads()).toEqual([])
   })
 
   it('refuses payloads that are not a delta of grid cells', () => {
@@ -141,6 +162,9 @@ describe('land_changed notifications', () => {
       '{"parcels":["151,0"],"estates":[],"assets":[]}',
       '{"parcels":[[1,2]],"estates":[],"assets":[]}',
       '{"parcels":[],"estates":[],"assets":["house:1"]}',
+      '{"part":"ab:2:2","parcels":[],"estates":[],"assets":[]}',
+      '{"part":"ab:0","parcels":[],"estates":[],"assets":[]}',
+      '{"part":7,"parcels":[],"estates":[],"assets":[]}',
     ]) {
       expect(parseLandDelta(payload), payload).toBeNull()
     }
@@ -193,6 +217,27 @@ describe('the grid index follows the notifications', () => {
     expect(view.kind[cellIndex(6, 5)]).toBe(TILE_OWNED)
     expect(view.data.cells[cellIndex(7, 5)]?.owner).toBeNull()
     expect(view.kind[cellIndex(7, 5)]).toBe(TILE_UNOWNED)
+  })
+
+  it('a delta sent in parts is patched once it is whole, as one patch', async (ctx) => {
+    requireRealPostgres(ctx, db)
+    const cells: Array<[number, number]> = []
+    for (let x = -150; x <= 150; x++) for (let y = 100; y < 107; y++) cells.push([x, y])
+    let parts = 0
+    const counts = await refreshesFor(() =>
+      db.sql.begin(async (tx) => {
+        const changes = new LandChanges()
+        await changes.begin(tx)
+        await tx`update parcels set owner = ${owner(3)} where y >= 100 and y < 107`
+        for (const [x, y] of cells) changes.parcel(x, y)
+        parts = changes.payloads().length
+        await changes.notify(tx)
+      }),
+    )
+    expect(parts).toBeGreaterThan(1)
+    expect(counts).toEqual({ full: 0, delta: 1 })
+    const view = grid.current()
+    expect(cells.every(([x, y]) => view.data.cells[cellIndex(x, y)]?.owner === owner(3))).toBe(true)
   })
 
   it('a delta committed while a full build runs is applied after it, not lost under the build', async (ctx) => {

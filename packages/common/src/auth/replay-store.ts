@@ -5,8 +5,8 @@ import type { VerifiedSigner } from './verify.js'
 /** An accepted mutating request, kept until it could no longer pass the age check. */
 export interface UsedSignature {
   /**
-   * The signer's replayKey (a digest of what the chain signed), not the signature's text, so that a
-   * re-spelled signature is the same replay. Named for the column that stores it.
+   * The signer's replayKey (a digest of what verification established), not the signature's text, so that
+   * a re-spelled request is the same replay. Named for the column that stores it.
    */
   signature: string
   expiresAt: Date

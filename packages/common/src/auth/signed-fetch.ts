@@ -39,7 +39,10 @@ export async function verifySignedFetch(
     if (remembered.ephemeralExpiresAt <= now) throw invalidSignature('the ephemeral key has expired')
     return remembered.signer
   }
-  const { signer, ephemeralExpiresAt } = await verifyChain(request, options)
+  // verification can cost milliseconds of CPU (a long chain recovered in JavaScript): each takes its turn
+  const { signer, ephemeralExpiresAt } = options.admission
+    ? await options.admission.run(() => verifyChain(request, options))
+    : await verifyChain(request, options)
   if (sent !== undefined && ephemeralExpiresAt !== undefined) rememberRead(sent, signer, ephemeralExpiresAt)
   return signer
 }

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module'
-import { type AuthChain, Authenticator } from '@dcl/crypto'
+import { type AuthChain, Authenticator, AuthLinkType, parseEphemeralPayload } from '@dcl/crypto'
+import type { Admission } from '../kit/admission.js'
 import { verifiedDelegation } from './delegation-cache.js'
 import {
   parseChain,
@@ -31,6 +32,8 @@ export interface SignedFetchOptions {
   /** Verifies contract-wallet (EIP-1654) chains; without it they are refused. */
   rpcUrl?: string | undefined
   now?: () => number
+  /** Gives each verification its turn (admission control); without it verifications run as they come. */
+  admission?: Admission | undefined
 }
 
 export interface VerifiedChain {
@@ -57,8 +60,15 @@ export async function verifyChain(
     )
   }
   let ephemeralExpiresAt: number | undefined
-  if (isPersonalChain(chain)) ephemeralExpiresAt = (await verifyPersonalChain(chain, now)).expiresAt
-  else await verifyAnyChain(chain, expected, options.rpcUrl, now)
+  let requestSigner: string
+  if (isPersonalChain(chain)) {
+    const delegation = await verifyPersonalChain(chain, now)
+    ephemeralExpiresAt = delegation.expiresAt
+    requestSigner = canonicalAuthority(delegation.ephemeral)
+  } else {
+    await verifyAnyChain(chain, expected, options.rpcUrl, now)
+    requestSigner = requestSignerOf(chain)
+  }
   const address = Authenticator.ownerAddress(chain).toLowerCase()
   if (!/^0x[0-9a-f]{40}$/.test(address))
     throw refuse('malformed', 'The auth chain does not start with a signer address')
@@ -66,23 +76,49 @@ export async function verifyChain(
     address,
     metadata: metadata.value,
     signature: last.signature ?? '',
-    replayKey: replayKey(address, chain),
+    replayKey: replayKey(address, requestSigner, expected),
     timestamp,
   }
   return { signer, ephemeralExpiresAt }
 }
 
 /**
- * A request is used once whatever the spelling of its signatures. Verification reads a signature as bytes
- * (hex in any case), takes v as 0/1 or 27/28 and recovers from a high-s form too, and @dcl/crypto's
- * parser is looser still, so the text of a signature is no identity. What was signed is: the owner and
- * every payload of the chain (the delegations and the request line, timestamp and metadata). A wallet
- * signs deterministically (RFC 6979), so two genuine requests with the same payloads carry the same
- * signature anyway: keying on the payloads refuses nothing a signature key would accept.
+ * A request is used once whatever its spelling, so its key holds only what verification established, each
+ * in one form: the owner (its address, lower-case), the key that signed the request (the last link's
+ * authority, an address, lower-case) and the request line that key signed (`method:path:timestamp:metadata`
+ * lower-cased, which the last link's payload equals exactly). Nothing else of the chain is in it: not the
+ * signatures' text (verification reads hex in any case, v as 0/1 or 27/28, s high or low), nor the text of
+ * a delegation (@dcl/crypto drops every `\r` of it, and hashes a lone surrogate as U+FFFD, before checking
+ * the owner's signature), nor which delegation carried the key or until when: the same request of the same
+ * key under a renewed delegation is the same request. A key signs deterministically (RFC 6979), so two
+ * genuine requests with one request line and one signing key carry the same signature anyway: this key
+ * refuses nothing a signature key would accept.
  */
-function replayKey(owner: string, chain: AuthChain): string {
-  const signed = [owner, ...chain.slice(1).map((link) => link.payload)].join('\n')
-  return fastKeccak256(Buffer.from(signed, 'utf8'))
+function replayKey(owner: string, requestSigner: string, requestLine: string): string {
+  return fastKeccak256(Buffer.from(JSON.stringify([owner, requestSigner, requestLine]), 'utf8'))
+}
+
+/** An address in one form (0x and lower case); other authorities (a contract's, as eth-connect reads it) lower-cased. */
+const canonicalAuthority = (authority: string) => {
+  const lower = authority.toLowerCase()
+  return /^(?:0x)?[0-9a-f]{40}$/.test(lower) ? `0x${lower.slice(-40)}` : lower
+}
+
+/**
+ * The authority that signed the last link of a chain @dcl/crypto verified, found as its validators pass
+ * it along: a SIGNER or signed-entity link hands on its payload, an ephemeral link the address its
+ * (normalised) login message names.
+ */
+function requestSignerOf(chain: AuthChain): string {
+  let authority = ''
+  for (const link of chain.slice(0, -1)) {
+    authority =
+      link.type === AuthLinkType.ECDSA_PERSONAL_EPHEMERAL ||
+      link.type === AuthLinkType.ECDSA_EIP_1654_EPHEMERAL
+        ? parseEphemeralPayload(link.payload).ephemeralAddress
+        : link.payload
+  }
+  return canonicalAuthority(authority)
 }
 
 /** The chain every wallet-signed request has: owner → ephemeral key (personal sign) → request. */

@@ -1,101 +1,140 @@
 import { ServiceUnavailableError } from '../errors.js'
 
 export interface AdmissionOptions {
-  /** What is admitted, in the refusal's words and data (e.g. `renders`). */
-  name: string
-  /** At most this many run at once. */
-  limit: number
-  /** At most this many wait for a turn; past it a request is refused at once. */
+  /** Most pieces of work running at once; 0 turns admission off (everything runs at once, at once). */
+  concurrency: number
+  /** Most pieces of work waiting for their turn; past it a new one is refused at once. */
   queue: number
-  /** A request that waited this long without a turn is refused. */
-  waitMs: number
-  /** What the refusal's Retry-After says (default 1 s). */
-  retryAfterS?: number
+  /** Longest wait for a turn; past it the work is refused. */
+  maxWaitMs: number
+  /** What a refusal asks the client to wait before trying again (Retry-After), in seconds. */
+  retryAfterS: number
+  /** The work, in the refusal's message: "signature verifications". */
+  what: string
 }
 
-/** 503 `overloaded` with Retry-After: the work asked for is bounded and the bound is full. */
-export class AdmissionRefused extends ServiceUnavailableError {
-  constructor(options: AdmissionOptions, reason: 'queue_full' | 'waited_too_long') {
-    const retryAfterS = options.retryAfterS ?? 1
-    super(
-      `The service is busy with other ${options.name} (${options.limit} at once, ${options.queue} waiting); retry in ${retryAfterS} s`,
-      {
-        code: 'overloaded',
-        retryAfterS,
-        data: {
-          work: options.name,
-          limit: options.limit,
-          queue: options.queue,
-          reason,
-          retry_after_s: retryAfterS,
-        },
-      },
-    )
-  }
+export interface AdmissionStats {
+  running: number
+  waiting: number
+  /** Refused since the start: the queue full, or a wait too long. */
+  refused: number
+}
+
+export interface Admission {
+  /** Runs `work` in its turn, or throws a 503 (with Retry-After) when it cannot have one soon enough. */
+  run<T>(work: () => Promise<T>): Promise<T>
+  /**
+   * Waits for a turn as `run` does and hands back its release, for work that ends elsewhere (an answer
+   * once written); releasing twice releases once.
+   */
+  acquire(): Promise<() => void>
+  stats(): AdmissionStats
+}
+
+/** 503 service_unavailable with Retry-After: too much of this work is running or waiting. */
+export const overloaded = (options: Pick<AdmissionOptions, 'what' | 'retryAfterS'>) =>
+  new ServiceUnavailableError(`Too many ${options.what} in progress; retry in ${options.retryAfterS} s`, {
+    data: { reason: 'overloaded' },
+    retryAfterS: options.retryAfterS,
+  })
+
+/**
+ * How long one turn of the event loop may go on admitting work that finishes without awaiting I/O: cheap
+ * pieces (a cached delegation, a native recovery) run many to a turn, a costly one (a long chain recovered
+ * in JavaScript) alone, and the loop polls its sockets at least this often.
+ */
+const TURN_BUDGET_MS = 10
+
+interface Ticket {
+  admit: () => void
+  timer: NodeJS.Timeout
 }
 
 /**
- * A bound on costly work in one process: at most `limit` run at once, up to `queue` more wait their turn
- * (first come, first served) for at most `waitMs`, and the rest are refused at once with a 503 that says
- * when to come back. Whatever arrives, the process holds at most `limit` of the work in memory and
- * `queue` small waiting entries: a flood is answered, not piled up.
+ * Admission control for CPU-heavy work a stranger can ask for (signature verification, renders). Work
+ * waits for its turn: the event loop admits waiting pieces one after another for at most TURN_BUDGET_MS of
+ * a turn, then yields to poll its sockets (a health probe is answered after one costly piece, not after all
+ * those a flood queued), and at most `concurrency` pieces are in progress at once (those awaiting I/O, an
+ * RPC, included). At most `queue` pieces wait, each for at most `maxWaitMs`; past either, 503 with
+ * Retry-After.
  */
-export class Admission {
-  private running = 0
-  private readonly waiting: Array<{ start: () => void }> = []
-
-  constructor(readonly options: AdmissionOptions) {
-    if (!(options.limit >= 1)) throw new Error(`admission ${options.name}: limit must be at least 1`)
-  }
-
-  /** How many run now. */
-  get inFlight(): number {
-    return this.running
-  }
-
-  /** How many wait for a turn. */
-  get queued(): number {
-    return this.waiting.length
-  }
-
-  /** Runs `work` once it has a turn; rejects with AdmissionRefused when none comes in time. */
-  async run<T>(work: () => T | Promise<T>): Promise<T> {
-    await this.acquire()
-    try {
-      return await work()
-    } finally {
-      this.release()
+export function createAdmission(options: AdmissionOptions): Admission {
+  let refused = 0
+  if (options.concurrency <= 0) {
+    return {
+      run: (work) => work(),
+      acquire: async () => () => {},
+      stats: () => ({ running: 0, waiting: 0, refused }),
     }
   }
+  const waiting: Ticket[] = []
+  let running = 0
+  let turnScheduled = false
+  /** When the current turn of the event loop began admitting work. */
+  let turnStarted = 0
 
-  private acquire(): Promise<void> {
-    if (this.running < this.options.limit) {
-      this.running++
-      return Promise.resolve()
+  const admitNext = () => {
+    const ticket = waiting.shift()
+    if (!ticket) return
+    clearTimeout(ticket.timer)
+    running++
+    ticket.admit()
+  }
+  const scheduleTurn = () => {
+    if (turnScheduled || waiting.length === 0 || running >= options.concurrency) return
+    turnScheduled = true
+    // an immediate queued from an immediate runs in the next iteration of the loop, after its poll phase
+    setImmediate(nextTurn)
+  }
+  function nextTurn() {
+    turnScheduled = false
+    if (running >= options.concurrency) return
+    turnStarted = performance.now()
+    admitNext()
+    scheduleTurn()
+  }
+  /** A piece finished: the next runs at once while this turn is young, else in a turn of its own. */
+  const finished = () => {
+    running--
+    if (performance.now() - turnStarted < TURN_BUDGET_MS && running < options.concurrency) admitNext()
+    else scheduleTurn()
+  }
+
+  async function acquire(): Promise<() => void> {
+    if (waiting.length >= options.queue) {
+      refused++
+      throw overloaded(options)
     }
-    if (this.waiting.length >= this.options.queue) {
-      return Promise.reject(new AdmissionRefused(this.options, 'queue_full'))
-    }
-    return new Promise<void>((resolve, reject) => {
-      const entry = {
-        start: () => {
-          clearTimeout(timer)
-          resolve()
-        },
+    await new Promise<void>((resolve, reject) => {
+      const ticket: Ticket = {
+        admit: resolve,
+        timer: setTimeout(() => {
+          waiting.splice(waiting.indexOf(ticket), 1)
+          refused++
+          reject(overloaded(options))
+        }, options.maxWaitMs),
       }
-      const timer = setTimeout(() => {
-        const at = this.waiting.indexOf(entry)
-        if (at !== -1) this.waiting.splice(at, 1)
-        reject(new AdmissionRefused(this.options, 'waited_too_long'))
-      }, this.options.waitMs)
-      this.waiting.push(entry)
+      waiting.push(ticket)
+      scheduleTurn()
     })
+    let released = false
+    return () => {
+      if (released) return
+      released = true
+      finished()
+    }
   }
 
-  private release(): void {
-    // The turn passes straight to the next in line: `running` stays as it is.
-    const next = this.waiting.shift()
-    if (next) next.start()
-    else this.running--
+  return {
+    async run(work) {
+      const release = await acquire()
+      try {
+        return await work()
+      } finally {
+        release()
+      }
+    },
+    acquire,
+    stats: () => ({ running, waiting: waiting.length, refused }),
   }
 }

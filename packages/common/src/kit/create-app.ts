@@ -20,9 +20,11 @@ import {
 import type { BaseConfig } from '../config.js'
 import type { Sql } from '../db/database.js'
 import { TooManyRequestsError } from '../errors.js'
+import { type AdmissionSettings, DEFAULT_ADMISSION, installAdmission } from './admission-hooks.js'
 import { installCors } from './cors.js'
 import { answerNodeRefusals, clientErrorHandler, installErrorHandling, sendError } from './error-handler.js'
 import { installHealth } from './health.js'
+import { DEFAULT_BODY_MAX_DEPTH, installJsonBody } from './json-body.js'
 import { lazyChildLoggerFactory } from './lazy-logger.js'
 import { installMetrics } from './metrics.js'
 import { QuietProbesLogController } from './request-log.js'
@@ -57,10 +59,17 @@ export interface CreateAppOptions {
   /** `*` or a comma-separated list of origins. */
   corsOrigins?: string
   bodyLimit?: number
+  /** How deep a JSON body may nest objects and arrays; deeper is 400 before it is parsed. */
+  bodyMaxDepth?: number
   /** Requests per minute per client IP; 0 turns the limit off. */
   rateLimitMax?: number
   authMaxAgeS?: number
   authRpcUrl?: string | undefined
+  /**
+   * Admission control of signature verifications and of `heavy` routes' answers (kit/admission.ts). Default:
+   * 4 of each at once, 256 waiting for at most 2 s, then 503 with Retry-After: 1.
+   */
+  admission?: AdmissionSettings
   trustProxy?: boolean
   /** The service's own readiness check (e.g. an index is built). */
   isReady?: () => boolean | Promise<boolean>
@@ -81,9 +90,16 @@ const ALLOWED_HEADERS = [
 export const appOptionsFromConfig = (config: BaseConfig) => ({
   corsOrigins: config.CORS_ORIGINS,
   bodyLimit: config.BODY_LIMIT,
+  bodyMaxDepth: config.BODY_MAX_DEPTH,
   rateLimitMax: config.RATE_LIMIT_MAX,
   authMaxAgeS: config.AUTH_MAX_AGE_S,
   authRpcUrl: config.AUTH_RPC_URL,
+  admission: {
+    verifyConcurrency: config.AUTH_VERIFY_CONCURRENCY,
+    heavyConcurrency: config.HEAVY_CONCURRENCY,
+    queue: config.ADMISSION_QUEUE,
+    maxWaitMs: config.ADMISSION_WAIT_MS,
+  },
   trustProxy: config.TRUST_PROXY,
 })
 
@@ -120,6 +136,7 @@ export async function createApp(input: CreateAppOptions): Promise<App> {
   })
   installErrorHandling(app)
   installValidation(app)
+  installJsonBody(app, options.bodyMaxDepth ?? DEFAULT_BODY_MAX_DEPTH)
 
   const corsHeaders = installCors(app, {
     origins: options.corsOrigins ?? '*',
@@ -180,6 +197,11 @@ export async function createApp(input: CreateAppOptions): Promise<App> {
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
 
   installHealth(app, { sql: options.sql, isReady: options.isReady, isClosing: () => closing })
-  installSignedFetch(app, options.sql, { maxAgeS: options.authMaxAgeS ?? 300, rpcUrl: options.authRpcUrl })
+  const { verification } = installAdmission(app, options.admission ?? DEFAULT_ADMISSION)
+  installSignedFetch(app, options.sql, {
+    maxAgeS: options.authMaxAgeS ?? 300,
+    rpcUrl: options.authRpcUrl,
+    admission: verification,
+  })
   return app
 }

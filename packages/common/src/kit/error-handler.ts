@@ -11,7 +11,7 @@ interface Rendered {
   code: string
   message: string
   data?: Record<string, unknown> | undefined
-  /** Seconds, for a refusal that passes (a 503, a 429). */
+  /** Seconds, for a 503 (or 429) that passes. */
   retryAfterS?: number
 }
 
@@ -71,13 +71,14 @@ const cut = (text: string) => (text.length > MESSAGE_LIMIT ? `${text.slice(0, ME
 
 function render(error: FastifyError | HttpError | Error, request: FastifyRequest): Rendered {
   if (error instanceof HttpError) {
-    return {
+    const rendered: Rendered = {
       status: error.statusCode,
       code: error.code,
       message: error.message,
       data: error.data,
-      retryAfterS: error.retryAfterS,
     }
+    if (error.retryAfterS !== undefined) rendered.retryAfterS = error.retryAfterS
+    return rendered
   }
   const fastifyError = error as FastifyError
   if (fastifyError.validation) {
@@ -119,6 +120,9 @@ export function sendError(error: Error, request: FastifyRequest, reply: FastifyR
   if (rendered.status >= 500 && rendered.status !== 503) request.log.error({ err: error }, 'request failed')
   else if (rendered.status === 503 && !(error instanceof HttpError))
     request.log.warn({ err: error }, 'database unavailable')
+  // a 503 the service chose (overloaded, a node it cannot read): worth an operator's eye, no stack to show
+  else if (rendered.status === 503)
+    request.log.warn({ code: rendered.code, message: rendered.message }, 'request refused')
   else request.log.info({ code: rendered.code, message: rendered.message }, 'request refused')
   const body: Record<string, unknown> = { ok: false, error: rendered.message, code: rendered.code }
   if (rendered.data !== undefined) body.data = rendered.data

@@ -42,6 +42,12 @@ contract ThirdPartyRegistry {
         emit ManagerSet(thirdPartyId, manager, allowed);
     }
 
+    /// Whether `manager` manages the third party: the view Decentraland's registry has under this name and
+    /// signature, which the collections service asks.
+    function isThirdPartyManager(string calldata thirdPartyId, address manager) external view returns (bool) {
+        return isManager[thirdPartyId][manager];
+    }
+
     /// Consumes a manager's cheque once: the signer must manage the third party.
     function consumeSlots(string calldata thirdPartyId, uint256 qty, bytes32 salt, bytes calldata signature)
         external

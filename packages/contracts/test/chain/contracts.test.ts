@@ -168,4 +168,20 @@ describe.skipIf(skip)('our contracts on anvil', () => {
       'ChequeAlreadyConsumed',
     )
   })
+
+  it("answers who manages a third party with Decentraland's isThirdPartyManager view", async () => {
+    const registry = contractAt('ThirdPartyRegistry', d.thirdPartyRegistry, committee)
+    const tpId = `urn:decentraland:amoy:collections-thirdparty:tp${randomBytes(4).toString('hex')}`
+    const manager = Wallet.createRandom().address
+    const view = registry.getFunction('isThirdPartyManager')
+    expect(registry.interface.getFunction('isThirdPartyManager')?.format('sighash')).toBe(
+      'isThirdPartyManager(string,address)',
+    )
+    expect(await view(tpId, manager)).toBe(false)
+    await (await registry.getFunction('setManager')(tpId, manager, true)).wait()
+    expect(await view(tpId, manager)).toBe(true)
+    expect(await view(`${tpId}x`, manager)).toBe(false)
+    await (await registry.getFunction('setManager')(tpId, manager, false)).wait()
+    expect(await view(tpId, manager)).toBe(false)
+  })
 })

@@ -1,4 +1,4 @@
-import { type Sql, uniqueViolation } from '@genesis/common'
+import type { Sql } from '@genesis/common'
 import type { DispenserChain, VoucherState } from '../chain/dispenser.js'
 import { type ClaimRow, findClaim, lockClaim, setClaimStatus } from '../db/claim-transactions.js'
 import {
@@ -8,7 +8,6 @@ import {
   nothingToChange,
   ownerSetsStatus,
   pendingNeedsHash,
-  transactionHashInUse,
   voucherLive,
   voucherNotRedeemed,
 } from '../errors.js'
@@ -98,21 +97,17 @@ export async function changeClaim(
     if (!before) throw claimNotFound(id)
     if (!isNoOp(before, target, transactionHash)) await refuseWithoutProof(chains, before, target)
   }
-  try {
-    return await sql.begin(async (tx) => {
-      const claim = await lockClaim(tx, id)
-      if (!claim || (actor.kind === 'user' && claim.user !== actor.address)) {
-        throw claimNotFound(id)
-      }
-      if (isNoOp(claim, target, transactionHash)) return claim
-      if (!NEXT[claim.status].includes(target)) {
-        throw invalidTransition(claim.status, target)
-      }
-      return setClaimStatus(tx, id, { status: target, transactionHash: transactionHash ?? null })
-    })
-  } catch (error) {
-    // the unique index claim_transactions_transaction_hash: one transaction settles one claim
-    if (uniqueViolation(error)) throw transactionHashInUse()
-    throw error
-  }
+  // A reported hash is this claim's alone, never unique across claims: another user's report of the same
+  // hash blocks nothing, and the chain (or the operator) decides which voucher a transaction redeemed.
+  return sql.begin(async (tx) => {
+    const claim = await lockClaim(tx, id)
+    if (!claim || (actor.kind === 'user' && claim.user !== actor.address)) {
+      throw claimNotFound(id)
+    }
+    if (isNoOp(claim, target, transactionHash)) return claim
+    if (!NEXT[claim.status].includes(target)) {
+      throw invalidTransition(claim.status, target)
+    }
+    return setClaimStatus(tx, id, { status: target, transactionHash: transactionHash ?? null })
+  })
 }

@@ -1,4 +1,4 @@
-import type { Sql } from '@genesis/common'
+import { LogRange, readLogRange, type Sql } from '@genesis/common'
 import { Counter, type Registry } from 'prom-client'
 import { type DispenserChain, receiptRedeems } from '../chain/dispenser.js'
 import {
@@ -23,7 +23,7 @@ export interface ReconcilerOptions {
   graceS: number
   /** Where the failure counter is registered (the app's registry); none in tests that do not read it. */
   metrics?: Registry | undefined
-  /** Most blocks one eth_getLogs covers. */
+  /** Most blocks one eth_getLogs covers (fewer while the provider refuses a range: see LogRange). */
   maxBlockRange?: number
   /** How far back a chain seen for the first time is scanned. */
   initialLookback?: number
@@ -77,14 +77,28 @@ export function createReconciler(options: ReconcilerOptions) {
   const batchSize = options.batchSize ?? 1_000
   const failures = failureCounter(options.metrics)
   const adopted = new Set<string>()
+  // per chain, the range its provider accepts, learned across ticks
+  const ranges = new Map<string, LogRange>()
   const { sql, logger } = options
 
   async function scanRedemptions(chain: DispenserChain, finalBlock: number, report: ReconcileReport) {
     const contracts = await liveContracts(sql, chain.chainId)
+    const range = ranges.get(chain.chainId) ?? new LogRange({ max: maxBlockRange })
+    ranges.set(chain.chainId, range)
     let cursor = (await readCursor(sql, chain.chainId)) ?? Math.max(-1, finalBlock - initialLookback)
     while (cursor < finalBlock) {
-      const to = Math.min(finalBlock, cursor + maxBlockRange)
-      const found = await chain.redemptions(contracts, cursor + 1, to)
+      const { result: found, to: last } = await readLogRange(
+        range,
+        BigInt(cursor + 1),
+        BigInt(finalBlock),
+        (from, to) => chain.redemptions(contracts, Number(from), Number(to)),
+        (width, err) =>
+          logger.info(
+            { chainId: chain.chainId, range: width, err: String(err) },
+            'reconciler: the provider refused the block range, narrowing it',
+          ),
+      )
+      const to = Number(last)
       const moved = await markRedeemed(sql, chain.chainId, found)
       report.successful += moved.length
       for (const id of moved) logger.info({ chainId: chain.chainId, claim: id }, 'reconciler: redeemed')

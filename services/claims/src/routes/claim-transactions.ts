@@ -24,6 +24,10 @@ import {
 import { actorOf, authenticate } from './caller.js'
 
 const tags = ['claim-transactions']
+/** A create names at most 100 ids (~4 KB of JSON); room for any spacing, and no more to read or parse. */
+const CREATE_BODY_LIMIT = 16 * 1024
+/** A report or a status is one short field. */
+const PATCH_BODY_LIMIT = 1024
 
 export const claimTransactionRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
   const { sql } = ctx
@@ -34,6 +38,7 @@ export const claimTransactionRoutes: RoutePlugin<Context> = async (app, { ctx })
     {
       // the create's one write statement records the signature too (one round trip fewer)
       config: { auth: 'signed', replay: 'route' },
+      bodyLimit: CREATE_BODY_LIMIT,
       schema: {
         tags,
         summary: 'Create a claim transaction for some of your rewards',
@@ -44,7 +49,7 @@ export const claimTransactionRoutes: RoutePlugin<Context> = async (app, { ctx })
           '(header idempotent-replayed: true); with another body, 409 idempotency_key_reused.',
         headers: IdempotencyHeaders,
         body: CreateClaimBody,
-        response: { 201: Envelope(ClaimTransaction), ...errorResponses(400, 401, 409) },
+        response: { 201: Envelope(ClaimTransaction), ...errorResponses(400, 401, 409, 413) },
       },
     },
     async (request, reply) => {
@@ -70,14 +75,15 @@ export const claimTransactionRoutes: RoutePlugin<Context> = async (app, { ctx })
   app.get(
     '/claim-transactions',
     {
-      config: { auth: 'optional' },
+      // a page of 100 claims of 100 rewards is over a megabyte of JSON: one of the kit's heavy answers
+      config: { auth: 'optional', heavy: true },
       onRequest: readers,
       schema: {
         tags,
         summary: "The caller's claims, newest first",
         description: 'Signed fetch (your own), or the admin bearer token with ?user=0x….',
         querystring: ListClaimsQuery,
-        response: { 200: PagedEnvelope(ClaimTransaction), ...errorResponses(400, 401, 403) },
+        response: { 200: PagedEnvelope(ClaimTransaction), ...errorResponses(400, 401, 403, 503) },
       },
     },
     async (request) => {
@@ -122,6 +128,7 @@ export const claimTransactionRoutes: RoutePlugin<Context> = async (app, { ctx })
     {
       config: { auth: 'optional' },
       onRequest: readers,
+      bodyLimit: PATCH_BODY_LIMIT,
       schema: {
         tags,
         summary: 'Report the transaction hash (owner) or settle the claim (operator)',
@@ -133,7 +140,10 @@ export const claimTransactionRoutes: RoutePlugin<Context> = async (app, { ctx })
           'shows it redeemed; without, failed waits for expires_at.',
         params: ClaimParams,
         body: PatchClaimBody,
-        response: { 200: Envelope(ClaimTransaction), ...errorResponses(400, 401, 403, 404, 409, 503) },
+        response: {
+          200: Envelope(ClaimTransaction),
+          ...errorResponses(400, 401, 403, 404, 409, 413, 503),
+        },
       },
     },
     async (request) => {

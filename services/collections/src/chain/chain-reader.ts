@@ -1,4 +1,4 @@
-import { Contract, FetchRequest, Interface, JsonRpcProvider, Network } from 'ethers'
+import { Contract, FetchRequest, Interface, isError, JsonRpcProvider, Network } from 'ethers'
 import { rpcUnavailable } from '../errors.js'
 
 /** What the service asks the chain. Absent (null) when no RPC_URL is configured. */
@@ -9,6 +9,13 @@ export interface ChainReader {
   chequeWasConsumed(thirdPartyId: string, messageHash: string): Promise<boolean>
   /** The collection contract's `isApproved()`: the committee's approval on chain (false where no code is). */
   isApproved(collectionAddress: string): Promise<boolean>
+  /**
+   * The collection contract's `owner()`, lower-case: who deployed it through the factory. Null where no
+   * code is, or where the contract has no such view (it reverts or answers something else).
+   */
+  contractOwner(collectionAddress: string): Promise<string | null>
+  /** The registry's `isThirdPartyManager(thirdPartyId, address)`: who manages a third party is decided there. */
+  isThirdPartyManager(thirdPartyId: string, address: string): Promise<boolean>
   destroy(): void
 }
 
@@ -25,11 +32,19 @@ export interface ChainReaderConfig {
  */
 export const REGISTRY_ABI = [
   'function receipts(string _thirdPartyId, bytes32 _messageHash) view returns (uint256)',
+  // Decentraland's Third Party Registry's own view (V1 and V2)
+  'function isThirdPartyManager(string _thirdPartyId, address _manager) view returns (bool)',
 ] as const
 
-/** The collection contract's view of its approval (ERC721CollectionV2's public `isApproved`). */
-export const COLLECTION_ABI = ['function isApproved() view returns (bool)'] as const
+/** The collection contract's views: its approval (ERC721CollectionV2's `isApproved`) and its `owner`. */
+export const COLLECTION_ABI = [
+  'function isApproved() view returns (bool)',
+  'function owner() view returns (address)',
+] as const
 const collection = new Interface(COLLECTION_ABI)
+
+/** A revert is the contract's answer, not the node's failure. */
+const isRevert = (error: unknown) => isError(error, 'CALL_EXCEPTION')
 
 export function createChainReader(config: ChainReaderConfig): ChainReader {
   const request = new FetchRequest(config.rpcUrl)
@@ -45,6 +60,7 @@ export function createChainReader(config: ChainReaderConfig): ChainReader {
   })
   const registry = new Contract(config.registryAddress, REGISTRY_ABI, provider)
   const receipts = registry.getFunction('receipts')
+  const isThirdPartyManager = registry.getFunction('isThirdPartyManager')
 
   const ask = async <T>(what: string, call: () => Promise<T>): Promise<T> => {
     try {
@@ -68,6 +84,23 @@ export function createChainReader(config: ChainReaderConfig): ChainReader {
         // no contract there (yet): nothing approved
         if (data === '0x') return false
         return collection.decodeFunctionResult('isApproved', data)[0] === true
+      }),
+    contractOwner: (address) =>
+      ask('eth_call owner', async () => {
+        let data: string
+        try {
+          data = await provider.call({ to: address, data: collection.encodeFunctionData('owner') })
+        } catch (error) {
+          if (isRevert(error)) return null
+          throw error
+        }
+        if (data.length !== 66) return null
+        return String(collection.decodeFunctionResult('owner', data)[0]).toLowerCase()
+      }),
+    isThirdPartyManager: (thirdPartyId, address) =>
+      ask('eth_call isThirdPartyManager', async () => {
+        const manager: boolean = await isThirdPartyManager.staticCall(thirdPartyId, address)
+        return manager
       }),
     destroy: () => provider.destroy(),
   }

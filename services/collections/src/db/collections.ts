@@ -60,6 +60,8 @@ export async function lockCollectionIfExists(tx: Queryable, id: string): Promise
 export interface NewCollection {
   id: string
   name: string
+  /** The name's normal form (domain/name-key.ts): standard collections' names are unique on it. */
+  name_key: string
   eth_address: string
   urn: string
   managers: string[]
@@ -73,14 +75,15 @@ export interface NewCollection {
 
 export async function insertCollection(tx: Queryable, c: NewCollection): Promise<void> {
   await tx`
-    insert into collections (id, name, eth_address, salt, contract_address, urn, third_party_id, urn_suffix,
+    insert into collections (id, name, name_key, eth_address, salt, contract_address, urn, third_party_id, urn_suffix,
                              managers, minters, created_at, updated_at)
-    values (${c.id}, ${c.name}, ${c.eth_address}, ${c.salt}, ${c.contract_address}, ${c.urn}, ${c.third_party_id},
+    values (${c.id}, ${c.name}, ${c.name_key}, ${c.eth_address}, ${c.salt}, ${c.contract_address}, ${c.urn}, ${c.third_party_id},
             ${c.urn_suffix}, ${tx.array(c.managers)}::text[], ${tx.array(c.minters)}::text[], ${c.now}, ${c.now})`
 }
 
 export interface CollectionChanges {
   name: string
+  name_key: string
   managers?: string[] | undefined
   minters?: string[] | undefined
   now: Date
@@ -90,6 +93,7 @@ export async function updateCollection(tx: Queryable, id: string, changes: Colle
   await tx`
     update collections set
       name = ${changes.name},
+      name_key = ${changes.name_key},
       managers = ${changes.managers ? tx`${tx.array(changes.managers)}::text[]` : tx`managers`},
       minters = ${changes.minters ? tx`${tx.array(changes.minters)}::text[]` : tx`minters`},
       updated_at = ${changes.now}

@@ -34,12 +34,18 @@ export interface StoredCheque extends Cheque {
 
 export async function insertCheque(
   tx: Queryable,
-  cheque: Cheque & { collection_id: string; third_party_id: string; signer: string; now: Date },
+  cheque: Cheque & {
+    digest: string
+    collection_id: string
+    third_party_id: string
+    signer: string
+    now: Date
+  },
 ): Promise<void> {
   await tx`
-    insert into slot_usage_cheques (collection_id, third_party_id, signer, qty, salt, signature, created_at)
+    insert into slot_usage_cheques (collection_id, third_party_id, signer, qty, salt, signature, digest, created_at)
     values (${cheque.collection_id}, ${cheque.third_party_id}, ${cheque.signer}, ${cheque.qty}, ${cheque.salt},
-            ${cheque.signature}, ${cheque.now})`
+            ${cheque.signature}, ${cheque.digest}, ${cheque.now})`
 }
 
 export async function latestCheque(sql: Queryable, collectionId: string): Promise<StoredCheque | null> {

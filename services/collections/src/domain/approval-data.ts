@@ -6,7 +6,7 @@ import { listItems } from '../db/items.js'
 import { latestCheque } from '../db/publication.js'
 import { collectionNotFound, notAllowed, notPublished, notThirdParty } from '../errors.js'
 import type { ApprovalData } from '../schemas/publication.js'
-import { chequeMessageHash } from './cheque.js'
+import { chequeDigest } from './cheque.js'
 import { contentHashesRoot } from './merkle.js'
 
 /** What the approval data needs: the database, the committee, the chain reader and the cheques' domain. */
@@ -37,7 +37,7 @@ export async function approvalData(ctx: ApprovalDataDeps, caller: string, id: st
   const chequeWasConsumed = ctx.chain
     ? await ctx.chain.chequeWasConsumed(
         cheque.third_party_id,
-        chequeMessageHash(ctx.registryDomain, cheque.third_party_id, cheque),
+        chequeDigest(ctx.registryDomain, cheque.third_party_id, cheque),
       )
     : false
   return {

@@ -3,18 +3,47 @@ import type { Config } from '../config.js'
 import type { CollectionRow } from '../db/collections.js'
 import { lockCollection } from '../db/collections.js'
 import { collectionLocked, collectionNotFound, collectionPublished, notAllowed } from '../errors.js'
-import { type CollectionRoles, canEdit, rolesOf } from './access.js'
+import { type CollectionRoles, canEdit, rolesOf, seesFullView } from './access.js'
+import { type ManagerSource, managesThirdParty } from './third-party-managers.js'
 import { isLockActive } from './views.js'
 
-/** What deciding who may act on a collection needs: the committee, the lock's length and the clock. */
-export interface Access {
+/**
+ * What deciding who may act on a collection needs: the committee, the lock's length, the clock, and the
+ * chain reader (with RPC_URL the registry on chain decides who manages a third party).
+ */
+export interface Access extends ManagerSource {
   committee: ReadonlySet<string>
   config: Pick<Config, 'LOCK_TTL_S'>
   now: () => Date
 }
 
+/**
+ * The caller's roles from the stored record alone: what they are without RPC_URL. With RPC_URL the stored
+ * managers of a third party are not a right: use `rolesOn`.
+ */
 export const roles = (ctx: Access, caller: string, row: CollectionRow): CollectionRoles =>
-  rolesOf(caller, row, ctx.committee)
+  rolesOf(caller, ctx.chain ? { ...row, third_party_managers: [] } : row, ctx.committee)
+
+/**
+ * The caller's roles on the collection, for deciding whether it may edit (`edit`) or see the full view
+ * (`see`). With RPC_URL, managing the collection's third party is the registry's answer on chain, asked
+ * only when the caller's other roles do not already settle the question (`q`: where its answer is recorded,
+ * the caller's transaction when there is one).
+ */
+export async function rolesOn(
+  ctx: Access,
+  q: Queryable,
+  caller: string,
+  row: CollectionRow,
+  purpose: 'edit' | 'see',
+): Promise<CollectionRoles> {
+  const stored = roles(ctx, caller, row)
+  if (!ctx.chain || row.third_party_id === null) return stored
+  const settled = purpose === 'edit' ? canEdit(stored) : seesFullView(stored)
+  if (settled) return stored
+  const manages = await managesThirdParty(ctx, q, row.third_party_id, caller, row.third_party_managers)
+  return { ...stored, manager: stored.manager || manages }
+}
 
 export function lockExpiry(ctx: Access, row: CollectionRow): Date | null {
   return isLockActive(row.lock, ctx.config.LOCK_TTL_S, ctx.now())
@@ -45,7 +74,7 @@ export async function lockEditableCollection(
 ): Promise<CollectionRow> {
   const row = await lockCollection(tx, id)
   if (!row) throw collectionNotFound(id)
-  if (!canEdit(roles(ctx, caller, row)))
+  if (!canEdit(await rolesOn(ctx, tx, caller, row, 'edit')))
     throw notAllowed('the owner or a manager of the collection', rules.action)
   if (row.is_published && !rules.allowPublished) throw collectionPublished(id)
   const lockedUntil = lockExpiry(ctx, row)

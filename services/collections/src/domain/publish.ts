@@ -4,6 +4,7 @@ import type { TypedDataDomain } from 'ethers'
 import type { ChainReader } from '../chain/chain-reader.js'
 import { type CollectionRow, lockCollection, markPublished } from '../db/collections.js'
 import { assignBlockchainItemIds, type ItemRow, listItems, submitItems } from '../db/items.js'
+import { CHEQUE_DIGEST_INDEX } from '../db/keys.js'
 import { hasAcceptedTos, insertCheque } from '../db/publication.js'
 import {
   chequeAlreadyUsed,
@@ -15,11 +16,13 @@ import {
   itemsWaitingApproval,
   notAllowed,
   notDeployed,
+  notOwner,
   tosNotAccepted,
 } from '../errors.js'
 import type { PublishBody } from '../schemas/publication.js'
-import { recoverChequeSigner } from './cheque.js'
+import { canonicalSignature, chequeDigest, recoverChequeSigner } from './cheque.js'
 import { type Access, roles } from './guards.js'
+import { managesThirdParty } from './third-party-managers.js'
 
 /** What publishing needs: the database, who may publish, the chain reader and the cheques' domain. */
 export interface Publication extends Access {
@@ -64,8 +67,13 @@ async function publishStandard(
   if (unknown.length > 0 || missing.length > 0) {
     throw invalidItems('itemIds must be exactly the items of the collection', { missing, unknown })
   }
-  if (ctx.chain && !(await ctx.chain.hasCode(row.contract_address!))) {
-    throw notDeployed(row.contract_address)
+  if (ctx.chain) {
+    // Anyone may deploy at the collection's address through the factory (its salt is no secret) and
+    // would own the contract: publish only on the contract the collection's owner deployed.
+    const address = row.contract_address!
+    if (!(await ctx.chain.hasCode(address))) throw notDeployed(address)
+    const deployer = await ctx.chain.contractOwner(address)
+    if (deployer !== row.eth_address) throw notOwner(address, deployer, row.eth_address)
   }
   const now = ctx.now()
   await assignBlockchainItemIds(tx, row.id, now)
@@ -81,8 +89,9 @@ async function publishThirdParty(
   ids: string[],
   cheque: PublishBody['cheque'],
 ): Promise<void> {
-  if (!row.third_party_managers.includes(caller)) {
-    throw notAllowed(`a manager of the third party ${row.third_party_id}`, 'publish its items')
+  const thirdPartyId = row.third_party_id!
+  if (!(await managesThirdParty(ctx, tx, thirdPartyId, caller, row.third_party_managers))) {
+    throw notAllowed(`a manager of the third party ${thirdPartyId}`, 'publish its items')
   }
   if (!cheque) throw invalidField('body.cheque', 'is required to publish a third-party collection')
   const items = await listItems(tx, row.id)
@@ -93,7 +102,6 @@ async function publishThirdParty(
   if (cheque.qty !== ids.length) {
     throw invalidCheque('body.cheque.qty', `must be the number of items published (${ids.length})`)
   }
-  const thirdPartyId = row.third_party_id!
   if (recoverChequeSigner(ctx.registryDomain, thirdPartyId, cheque) !== caller) {
     throw invalidCheque(
       'body.cheque.signature',
@@ -109,7 +117,11 @@ async function publishThirdParty(
   }
   const now = ctx.now()
   await insertCheque(tx, {
-    ...cheque,
+    qty: cheque.qty,
+    salt: cheque.salt.toLowerCase(),
+    // valid, since the signer was recovered from it
+    signature: canonicalSignature(cheque.signature)!,
+    digest: chequeDigest(ctx.registryDomain, thirdPartyId, cheque),
     collection_id: row.id,
     third_party_id: thirdPartyId,
     signer: caller,
@@ -135,7 +147,8 @@ export async function publishCollection(
       else await publishThirdParty(tx, ctx, caller, row, ids, body.cheque)
     })
   } catch (error) {
-    if (uniqueViolation(error) === 'slot_usage_cheques_signature_key') {
+    const violated = uniqueViolation(error)
+    if (violated === CHEQUE_DIGEST_INDEX || violated === 'slot_usage_cheques_signature_key') {
       throw chequeAlreadyUsed()
     }
     throw error

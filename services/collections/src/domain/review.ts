@@ -29,7 +29,7 @@ import {
 import type { ForumBody } from '../schemas/review.js'
 import { canEdit, seesFullView } from './access.js'
 import { approvalAfterDecision, type ChainApproval, refreshApproval } from './chain-approval.js'
-import { type Access, roles } from './guards.js'
+import { type Access, roles, rolesOn } from './guards.js'
 
 /** What the committee's review needs: who may act, the database, the chain reader and the clock. */
 export interface Review extends Access, ChainApproval {}
@@ -48,7 +48,7 @@ export async function requestReview(ctx: Review, caller: string, id: string): Pr
     await ctx.sql.begin(async (tx) => {
       const row = await lockCollection(tx, id)
       if (!row) throw collectionNotFound(id)
-      if (!canEdit(roles(ctx, caller, row)))
+      if (!canEdit(await rolesOn(ctx, tx, caller, row, 'edit')))
         throw notAllowed('the owner or a manager of the collection', 'ask for its review')
       if (!row.is_published) {
         throw notPublished(`Collection ${id} is not published: publish it before asking for review`)
@@ -127,7 +127,7 @@ export async function decideReview(
 export async function reviewsOf(ctx: Review, caller: string, id: string): Promise<CurationRow[]> {
   const row = await findCollection(ctx.sql, id)
   if (!row) throw collectionNotFound(id)
-  if (!seesFullView(roles(ctx, caller, row))) {
+  if (!seesFullView(await rolesOn(ctx, ctx.sql, caller, row, 'see'))) {
     if (!row.is_published) throw collectionNotFound(id)
     throw notAllowed('its owner, managers, minters or the committee', "read the collection's reviews")
   }
@@ -148,9 +148,8 @@ export async function setForumThread(
   await ctx.sql.begin(async (tx) => {
     const row = await lockCollection(tx, id)
     if (!row) throw collectionNotFound(id)
-    const who = roles(ctx, caller, row)
-    if (!who.committee) {
-      if (!canEdit(who))
+    if (!roles(ctx, caller, row).committee) {
+      if (!canEdit(await rolesOn(ctx, tx, caller, row, 'edit')))
         throw notAllowed('the owner, a manager or the committee', "set the collection's forum thread")
       if (row.forum_link !== null) {
         throw forumAlreadySet(id, { forum_link: row.forum_link, forum_id: row.forum_id })

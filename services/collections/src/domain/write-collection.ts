@@ -6,11 +6,14 @@ import {
   lockCollectionIfExists,
   updateCollection,
 } from '../db/collections.js'
-import { registerOrGetThirdParty } from '../db/third-parties.js'
+import { NAME_KEY_INDEX } from '../db/keys.js'
+import { recordManagerAnswer, registerOrGetThirdParty } from '../db/third-parties.js'
 import { invalidField, invalidUrn, nameInUse, notAllowed, urnInUse, urnMismatch } from '../errors.js'
 import type { CollectionWrite } from '../schemas/collection.js'
 import { collectionContractAddress, collectionSalt } from './contract-address.js'
 import { type Access, lockEditableCollection } from './guards.js'
+import { nameKey } from './name-key.js'
+import { managesThirdParty } from './third-party-managers.js'
 import { type CollectionUrn, parseCollectionUrn, standardCollectionUrn } from './urn.js'
 
 /** What writing a collection needs: the database, who may edit it, and how its identity is derived. */
@@ -28,6 +31,7 @@ const normaliseMembers = (addresses: string[] | undefined) =>
 interface WriteRequest {
   id: string
   name: string
+  nameKey: string
   /** undefined: not sent; null: a standard collection. */
   urn: CollectionUrn | null | undefined
   managers: string[] | undefined
@@ -43,9 +47,13 @@ function parseWrite(ctx: CollectionWriter, pathId: string, body: CollectionWrite
     if (!parsed.ok) throw invalidUrn(parsed.reason)
     urn = parsed.urn
   }
+  const name = body.name.trim()
+  const key = nameKey(name)
+  if (key === '') throw invalidField('body.name', 'must have a visible character')
   return {
     id,
-    name: body.name.trim(),
+    name,
+    nameKey: key,
     urn,
     managers: normaliseMembers(body.managers),
     minters: normaliseMembers(body.minters),
@@ -67,6 +75,7 @@ async function create(tx: Queryable, ctx: CollectionWriter, caller: string, writ
   const base = {
     id: write.id,
     name: write.name,
+    name_key: write.nameKey,
     eth_address: caller,
     managers: write.managers ?? [],
     minters: write.minters ?? [],
@@ -87,16 +96,25 @@ async function create(tx: Queryable, ctx: CollectionWriter, caller: string, writ
     })
     return
   }
-  const thirdParty = await registerOrGetThirdParty(tx, write.urn.thirdPartyId, caller, now)
-  if (!thirdParty.managers.includes(caller)) {
-    throw notAllowed(`a manager of the third party ${write.urn.thirdPartyId}`, 'create its collections')
+  const thirdPartyId = write.urn.thirdPartyId
+  // With RPC_URL the registry on chain decides, before anything is registered; without it, the first
+  // collection of an unknown third party registers the caller as its manager (development).
+  if (ctx.chain && !(await managesThirdParty(ctx, tx, thirdPartyId, caller, []))) {
+    throw notAllowed(`a manager of the third party ${thirdPartyId}`, 'create its collections')
+  }
+  const thirdParty = await registerOrGetThirdParty(tx, thirdPartyId, caller, now)
+  if (!ctx.chain && !thirdParty.managers.includes(caller)) {
+    throw notAllowed(`a manager of the third party ${thirdPartyId}`, 'create its collections')
+  }
+  if (ctx.chain && !thirdParty.managers.includes(caller)) {
+    await recordManagerAnswer(tx, thirdPartyId, caller, true, now)
   }
   await insertCollection(tx, {
     ...base,
     urn: write.urn.urn,
     salt: null,
     contract_address: null,
-    third_party_id: write.urn.thirdPartyId,
+    third_party_id: thirdPartyId,
     urn_suffix: write.urn.suffix,
   })
 }
@@ -120,6 +138,7 @@ async function update(tx: Queryable, ctx: CollectionWriter, caller: string, writ
   checkSameUrn(row, write.urn)
   await updateCollection(tx, row.id, {
     name: write.name,
+    name_key: write.nameKey,
     managers: write.managers,
     minters: write.minters,
     now: ctx.now(),
@@ -129,6 +148,7 @@ async function update(tx: Queryable, ctx: CollectionWriter, caller: string, writ
 function refusalFor(error: unknown, write: WriteRequest): Error | null {
   switch (uniqueViolation(error)) {
     case 'collections_standard_name_key':
+    case NAME_KEY_INDEX:
       return nameInUse(write.name)
     case 'collections_urn_key':
       return urnInUse()

@@ -9,7 +9,9 @@ export const addressRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
     '/addresses',
     {
       schema: {
-        summary: 'Contract addresses of standard collections (no authentication; cached 5 minutes)',
+        summary: 'Contract addresses of published standard collections (no authentication; cached 5 minutes)',
+        description:
+          'Unauthenticated: published collections only. `is_published=false` answers an empty page; `q` searches published names only.',
         tags: ['collections'],
         querystring: AddressesQuery,
         response: {
@@ -20,12 +22,15 @@ export const addressRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
     },
     async (request, reply) => {
       const query = request.query
+      reply.header('cache-control', 'public, max-age=300')
+      // Nobody is known here, so nothing unpublished is shown or searched: `is_published=false` selects
+      // none of what an unauthenticated caller may see, an empty page as on the signed list.
+      if (!query.is_published) return paged([], { page: query.page, limit: query.limit, total: 0 })
       const { addresses, total } = await listContractAddresses(
         ctx.sql,
-        { q: query.q, isPublished: query.is_published },
+        { q: query.q, isPublished: true },
         { limit: query.limit, offset: offsetOf(query) },
       )
-      reply.header('cache-control', 'public, max-age=300')
       return paged(addresses, { page: query.page, limit: query.limit, total })
     },
   )

@@ -3,8 +3,9 @@ import type { Context } from '../context.js'
 import { type CollectionFields, findCollection, listCollections } from '../db/collections.js'
 import { seesFullView } from '../domain/access.js'
 import { refreshApproval } from '../domain/chain-approval.js'
-import { roles } from '../domain/guards.js'
+import { rolesOn } from '../domain/guards.js'
 import { removeCollection } from '../domain/lifecycle.js'
+import { confirmStoredManager } from '../domain/third-party-managers.js'
 import { fullView, publicView } from '../domain/views.js'
 import { writeCollection } from '../domain/write-collection.js'
 import { collectionNotFound, notAllowed } from '../errors.js'
@@ -99,6 +100,8 @@ export const collectionRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
       if (caller !== address && !ctx.committee.has(caller)) {
         throw notAllowed('that address or a committee member', "list an address's collections")
       }
+      // with RPC_URL, the third parties recorded as managed by the address are asked again first
+      if (ctx.chain) await confirmStoredManager(ctx, ctx.sql, address)
       const query = request.query
       const { is_published, is_approved, reviewed, pending_review, page, limit } = query
       const key = JSON.stringify([
@@ -138,7 +141,7 @@ export const collectionRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
       const row = await findCollection(ctx.sql, request.params.id)
       if (!row) throw collectionNotFound(request.params.id)
       if (ctx.chain) await refreshApproval(ctx, [row])
-      if (seesFullView(roles(ctx, request.signer!, row)))
+      if (seesFullView(await rolesOn(ctx, ctx.sql, request.signer!, row, 'see')))
         return ok(fullView(row, ctx.config.LOCK_TTL_S, ctx.now()))
       if (row.is_published) return ok(publicView(row))
       // Unpublished collections of others do not exist for the caller.

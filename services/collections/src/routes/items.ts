@@ -2,14 +2,17 @@ import { Envelope, errorResponses, NoContent, ok, type RoutePlugin } from '@gene
 import { Type } from '@sinclair/typebox'
 import type { Context } from '../context.js'
 import { findCollection } from '../db/collections.js'
-import { listItems } from '../db/items.js'
-import { seesFullView } from '../domain/access.js'
-import { roles } from '../domain/guards.js'
+import { type ItemRow, listItems } from '../db/items.js'
+import { canEdit, seesFullView } from '../domain/access.js'
+import { rolesOn } from '../domain/guards.js'
 import { removeItem, writeItem } from '../domain/items.js'
 import { itemView } from '../domain/views.js'
 import { collectionNotFound } from '../errors.js'
 import { CollectionParams } from '../schemas/collection.js'
 import { Item, ItemParams, ItemWrite } from '../schemas/item.js'
+
+/** Not sent to review (a third party's item before publication, or given back by a rejection). */
+const isDraft = (item: ItemRow) => item.submitted_content_hash === null
 
 export const itemRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
   app.get(
@@ -17,7 +20,8 @@ export const itemRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
     {
       config: { auth: 'signed' },
       schema: {
-        summary: "A collection's items in creation order (same visibility as the collection)",
+        summary:
+          "A collection's items in creation order (same visibility as the collection; a third party's drafts to its editors only)",
         tags: ['items'],
         params: CollectionParams,
         response: { 200: Envelope(Type.Array(Item)), ...errorResponses(400, 401, 404) },
@@ -25,10 +29,15 @@ export const itemRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
     },
     async (request) => {
       const row = await findCollection(ctx.sql, request.params.id)
-      if (!row || !(row.is_published || seesFullView(roles(ctx, request.signer!, row)))) {
-        throw collectionNotFound(request.params.id)
-      }
-      return ok((await listItems(ctx.sql, row.id)).map(itemView))
+      if (!row) throw collectionNotFound(request.params.id)
+      const items = await listItems(ctx.sql, row.id)
+      // A third party's items that were never sent to review are drafts: its owner's and managers' alone.
+      // The committee reviews what was sent (approval data), so it does not need them either.
+      const drafts = row.third_party_id !== null && items.some(isDraft)
+      const who = await rolesOn(ctx, ctx.sql, request.signer!, row, drafts ? 'edit' : 'see')
+      if (!row.is_published && !seesFullView(who)) throw collectionNotFound(request.params.id)
+      const shown = drafts && !canEdit(who) ? items.filter((item) => !isDraft(item)) : items
+      return ok(shown.map(itemView))
     },
   )
 

@@ -4,11 +4,14 @@ import { approvalData } from '../domain/approval-data.js'
 import { acceptTerms, lockForPublication } from '../domain/lifecycle.js'
 import { publishCollection } from '../domain/publish.js'
 import { CollectionParams } from '../schemas/collection.js'
-import { DateTime } from '../schemas/fields.js'
-import { ApprovalData, PublishBody, TosBody } from '../schemas/publication.js'
+import { DateTime, MAX_CONTENT_HASH_LENGTH } from '../schemas/fields.js'
+import { ApprovalData, MAX_TOS_HASHES, PublishBody, TosBody } from '../schemas/publication.js'
 
-/** 40,000 content hashes of up to ~70 bytes each, with room to spare. */
-const TOS_BODY_LIMIT = 4 * 1024 * 1024
+/**
+ * The largest terms body a client sends: MAX_TOS_HASHES of the longest content hash, each with its quotes,
+ * comma and a generous indentation, plus the e-mail and event. Larger is 413 before it is parsed.
+ */
+export const TOS_BODY_LIMIT = MAX_TOS_HASHES * (MAX_CONTENT_HASH_LENGTH + 27) + 16 * 1024
 
 export const publicationRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
   app.post(
@@ -36,6 +39,7 @@ export const publicationRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
         params: CollectionParams,
         body: TosBody,
         response: { 204: NoContent, ...errorResponses(400, 401, 403, 404, 413) },
+        description: `At most ${MAX_TOS_HASHES} hashes (400 past it); bodies over ${TOS_BODY_LIMIT} bytes are 413.`,
       },
     },
     async (request, reply) => {

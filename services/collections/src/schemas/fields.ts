@@ -1,22 +1,31 @@
+import { HINT } from '@genesis/common'
 import { Type } from '@sinclair/typebox'
 import { COLLECTION_URN_PATTERN } from '../domain/urn.js'
 
 export const NAME_MAX_LENGTH = 42
 
 /**
- * 1 to 42 characters once trimmed (the service stores it trimmed), no control characters. The raw value
- * may carry surrounding blanks; the pattern pins the trimmed length.
+ * 1 to 42 characters once trimmed (the service stores it trimmed), no control characters and no lone
+ * surrogate (half of a UTF-16 pair, which PostgreSQL would store as U+FFFD). The raw value may carry
+ * surrounding blanks; the pattern pins the trimmed length. Patterns are compiled with the `u` flag, so
+ * `\uD800-\uDFFF` in a class matches only an unpaired half.
  */
+const NAME_CHAR = '[^\\u0000-\\u001f\\u007f\\uD800-\\uDFFF]'
+const NAME_EDGE = '[^\\s\\u0000-\\u001f\\u007f\\uD800-\\uDFFF]'
 export const Name = Type.String({
   maxLength: 200,
-  pattern: `^\\s*[^\\s\\u0000-\\u001f\\u007f](?:[^\\u0000-\\u001f\\u007f]{0,${NAME_MAX_LENGTH - 2}}[^\\s\\u0000-\\u001f\\u007f])?\\s*$`,
+  pattern: `^\\s*${NAME_EDGE}(?:${NAME_CHAR}{0,${NAME_MAX_LENGTH - 2}}${NAME_EDGE})?\\s*$`,
   description: `1 to ${NAME_MAX_LENGTH} characters after trimming`,
+  [HINT]: `must be 1 to ${NAME_MAX_LENGTH} characters after trimming, without control characters or unpaired surrogates`,
   examples: ['Summer Wearables'],
 })
 
+/** The longest content hash: a CIDv1 of `b` and 100 base32 characters. */
+export const MAX_CONTENT_HASH_LENGTH = 101
+
 /** An IPFS CID (v0 `Qm…` or v1 base32 `b…`) or a 32-byte hex digest. */
 export const ContentHash = Type.String({
-  pattern: '^(Qm[1-9A-HJ-NP-Za-km-z]{44}|b[a-z2-7]{50,100}|0x[0-9a-fA-F]{64})$',
+  pattern: `^(Qm[1-9A-HJ-NP-Za-km-z]{44}|b[a-z2-7]{50,${MAX_CONTENT_HASH_LENGTH - 1}}|0x[0-9a-fA-F]{64})$`,
   description: 'IPFS CID (v0 or v1 base32) or a 0x-prefixed 32-byte hex digest',
   examples: ['bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy'],
 })

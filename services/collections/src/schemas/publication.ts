@@ -1,8 +1,13 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { Bytes32, ContentHash, Email, Id, Signature } from './fields.js'
 
-export const MAX_TOS_HASHES = 40_000
+/** Items one publication takes: a standard collection publishes all its items at once. */
 export const MAX_PUBLISH_ITEMS = 5_000
+/**
+ * Terms are accepted for the content about to be published, one hash per item: at most what one
+ * publication can take. Bounds the row each acceptance stores.
+ */
+export const MAX_TOS_HASHES = MAX_PUBLISH_ITEMS
 
 export const TosEvent = Type.Union([
   Type.Literal('publish_collection_tos'),
@@ -13,7 +18,11 @@ export const TosBody = Type.Object(
   {
     email: Email,
     event: TosEvent,
-    hashes: Type.Array(ContentHash, { minItems: 1, maxItems: MAX_TOS_HASHES }),
+    hashes: Type.Array(ContentHash, {
+      minItems: 1,
+      maxItems: MAX_TOS_HASHES,
+      description: `The content hashes of the items to publish, 1 to ${MAX_TOS_HASHES}`,
+    }),
   },
   { additionalProperties: false },
 )

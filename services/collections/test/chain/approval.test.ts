@@ -49,11 +49,21 @@ describe.skipIf(skip)('the committee approval on a real chain (anvil)', () => {
   })
 
   describeApprovalOnChain(() => h, {
-    deploy: async (id, contract) => {
-      const factory = contractAt('CollectionFactory', deployment.collectionFactory, creator)
+    deploy: async (id, contract, owner) => {
+      // the owner's own wallet, funded for the transaction, deploys: the contract's owner is the collection's
+      await (await creator.sendTransaction({ to: owner.wallet.address, value: 10n ** 17n })).wait()
+      const factory = contractAt(
+        'CollectionFactory',
+        deployment.collectionFactory,
+        owner.wallet.connect(provider),
+      )
       // the salt the service derives: keccak256 of the id as sent
       await (await factory.getFunction('deployCollection')(keccak256(toUtf8Bytes(id)))).wait()
       expect((await provider.getCode(contract)).length).toBeGreaterThan(2)
+    },
+    makeManager: async (thirdPartyId, address) => {
+      const registry = contractAt('ThirdPartyRegistry', deployment.thirdPartyRegistry, committee)
+      await (await registry.getFunction('setManager')(thirdPartyId, address, true)).wait()
     },
     setApproved: async (contract, approved) => {
       const collection = contractAt('Collection', contract, committee)

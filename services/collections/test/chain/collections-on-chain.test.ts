@@ -10,7 +10,7 @@ import {
 } from '@genesis/contracts'
 import { type ContractTransactionResponse, type JsonRpcProvider, Wallet } from 'ethers'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { chequeMessageHash } from '../../src/domain/cheque.js'
+import { chequeDigest } from '../../src/domain/cheque.js'
 import type { Collection } from '../../src/schemas/collection.js'
 import type { Item } from '../../src/schemas/item.js'
 import type { ApprovalData } from '../../src/schemas/publication.js'
@@ -145,9 +145,9 @@ describe.skipIf(skip)(
     it('a manager cheque taken by publish is accepted by the registry, then chequeWasConsumed turns true', async () => {
       const alice = await fundedUser()
       const tpId = `urn:decentraland:sepolia:collections-thirdparty:tp${randomBytes(4).toString('hex')}`
-      const { id, itemIds } = await collectionWithItems(alice, 2, `${tpId}:drop`)
       const registry = contractAt('ThirdPartyRegistry', d.thirdPartyRegistry, committee.wallet)
       await (await registry.getFunction('setManager')(tpId, alice.wallet.address, true)).wait()
+      const { id, itemIds } = await collectionWithItems(alice, 2, `${tpId}:drop`)
 
       const cheque = await signCheque(svc.config, alice, tpId, itemIds.length)
       const published = await publish(alice, id, { itemIds, cheque })
@@ -160,7 +160,7 @@ describe.skipIf(skip)(
       await (
         await registry.getFunction('consumeSlots')(tpId, stored.qty, stored.salt, stored.signature)
       ).wait()
-      const digest = chequeMessageHash(domainOf(svc.config), tpId, cheque)
+      const digest = chequeDigest(domainOf(svc.config), tpId, cheque)
       expect(await registry.getFunction('receipts')(tpId, digest)).toBe(BigInt(itemIds.length))
       expect((await approval()).body.data.chequeWasConsumed).toBe(true)
     })
@@ -168,9 +168,9 @@ describe.skipIf(skip)(
     it('a tampered cheque is refused by the service (400 invalid_cheque) and by the registry', async () => {
       const alice = await fundedUser()
       const tpId = `urn:decentraland:sepolia:collections-thirdparty:tp${randomBytes(4).toString('hex')}`
-      const { id, itemIds } = await collectionWithItems(alice, 1, `${tpId}:drop`)
       const registry = contractAt('ThirdPartyRegistry', d.thirdPartyRegistry, committee.wallet)
       await (await registry.getFunction('setManager')(tpId, alice.wallet.address, true)).wait()
+      const { id, itemIds } = await collectionWithItems(alice, 1, `${tpId}:drop`)
       const cheque = await signCheque(svc.config, alice, tpId, itemIds.length)
       const tampered = { ...cheque, salt: `0x${randomBytes(32).toString('hex')}` }
 
@@ -189,6 +189,8 @@ describe.skipIf(skip)(
       const standard = await standardReadyToPublish(alice)
       await deployThroughFactory(alice, standard.collection.salt!)
       const tpId = `urn:decentraland:sepolia:collections-thirdparty:tp${randomBytes(4).toString('hex')}`
+      const registry = contractAt('ThirdPartyRegistry', d.thirdPartyRegistry, committee.wallet)
+      await (await registry.getFunction('setManager')(tpId, alice.wallet.address, true)).wait()
       const thirdParty = await collectionWithItems(alice, 1, `${tpId}:drop`)
       const cheque = await signCheque(svc.config, alice, tpId, 1)
       expect((await publish(alice, thirdParty.id, { itemIds: thirdParty.itemIds, cheque })).status).toBe(204)

@@ -5,6 +5,7 @@ import { buildApp } from '../../src/app.js'
 import { type Config, loadConfig } from '../../src/config.js'
 import { COLLECTIONS_DB_SETTINGS } from '../../src/db/settings.js'
 import { migrationsDir } from '../../src/paths.js'
+import { keysReady } from '../helpers.js'
 
 export interface RunningCollections {
   url: string
@@ -24,7 +25,10 @@ export async function startCollectionsService(env: Record<string, string>): Prom
   const service = await startTestService({
     migrationsDir,
     settings: COLLECTIONS_DB_SETTINGS,
-    build: (sql) => buildApp({ sql, config }),
+    build: async (sql) => {
+      await keysReady(sql, config)
+      return buildApp({ sql, config })
+    },
   })
   const url = await service.app.listen({ port: 0, host: '127.0.0.1' })
   return { ...service, url, config }

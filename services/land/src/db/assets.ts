@@ -2,16 +2,16 @@ import type { Queryable } from '@genesis/common'
 import type { AssetType } from '../domain/constants.js'
 import type { Cell } from '../domain/geometry.js'
 import {
+  type AsRead,
   assetKey,
   type DistrictRecord,
   type EstateRecord,
-  isoOrNull,
+  type EstateRow,
+  fromRead,
   type ParcelRecord,
-  type ParcelRowRead,
   type PublicationRecord,
   parcelColumns,
   publicationColumns,
-  toParcelRecord,
 } from './rows.js'
 
 /**
@@ -20,32 +20,21 @@ import {
  */
 
 export async function loadAllParcels(sql: Queryable): Promise<ParcelRecord[]> {
-  const rows = await sql<ParcelRowRead[]>`select ${parcelColumns(sql)} from parcels`
-  return rows.map(toParcelRecord)
+  const rows = await sql<AsRead<ParcelRecord>[]>`select ${parcelColumns(sql)} from parcels`
+  return rows.map(fromRead<ParcelRecord>)
 }
 
 /** The parcels with these ids (`x,y`, canonical), in no particular order. */
 export async function loadParcelsAt(sql: Queryable, ids: string[]): Promise<ParcelRecord[]> {
   if (ids.length === 0) return []
-  const rows = await sql<ParcelRowRead[]>`
+  const rows = await sql<AsRead<ParcelRecord>[]>`
     select ${parcelColumns(sql)} from parcels
     where (x, y) in (
       select split_part(id, ',', 1)::int, split_part(id, ',', 2)::int from unnest(${ids}::text[]) as id)`
-  return rows.map(toParcelRecord)
+  return rows.map(fromRead<ParcelRecord>)
 }
 
-/** An estate as postgres returns it, before its timestamp becomes a string and its parcels are added. */
-interface EstateRowRead {
-  id: string
-  owner: string | null
-  name: string
-  description: string
-  district_id: string | null
-  tx_hash: string | null
-  last_transferred_at: Date | null
-}
-
-async function withParcels(sql: Queryable, rows: EstateRowRead[], all: boolean): Promise<EstateRecord[]> {
+async function withParcels(sql: Queryable, rows: AsRead<EstateRow>[], all: boolean): Promise<EstateRecord[]> {
   const ids = rows.map((r) => r.id)
   const members = await sql<Array<{ estate_id: string; x: number; y: number }>>`
     select estate_id, x, y from parcels
@@ -60,18 +49,14 @@ async function withParcels(sql: Queryable, rows: EstateRowRead[], all: boolean):
     }
     list.push({ x, y })
   }
-  return rows.map((row) => ({
-    ...row,
-    last_transferred_at: isoOrNull(row.last_transferred_at),
-    parcels: parcels.get(row.id) ?? [],
-  }))
+  return rows.map((row) => ({ ...fromRead<EstateRow>(row), parcels: parcels.get(row.id) ?? [] }))
 }
 
 const estateColumns = (sql: Queryable) =>
   sql`id, owner, name, description, district_id::text as district_id, tx_hash, last_transferred_at`
 
 export async function loadAllEstates(sql: Queryable): Promise<EstateRecord[]> {
-  const rows = await sql<EstateRowRead[]>`select ${estateColumns(sql)} from estates`
+  const rows = await sql<AsRead<EstateRow>[]>`select ${estateColumns(sql)} from estates`
   return withParcels(sql, rows, true)
 }
 
@@ -79,7 +64,7 @@ export async function loadAllEstates(sql: Queryable): Promise<EstateRecord[]> {
 export async function loadEstatesById(sql: Queryable, ids: string[]): Promise<EstateRecord[]> {
   if (ids.length === 0) return []
   const rows = await sql<
-    EstateRowRead[]
+    AsRead<EstateRow>[]
   >`select ${estateColumns(sql)} from estates where id = any(${ids}::text[])`
   const byId = new Map((await withParcels(sql, rows, false)).map((e) => [e.id, e]))
   return ids.flatMap((id) => byId.get(id) ?? [])

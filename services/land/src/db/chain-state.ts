@@ -18,6 +18,10 @@ interface CursorRow {
   synced_at: Date
 }
 
+/** How stale the data is: since the indexer last saw the chain had nothing newer, or since the block's time. */
+export const lagOf = (cursor: ChainCursor, now = Date.now()): number =>
+  Math.max(0, now - Math.max(cursor.syncedAt.getTime(), cursor.blockTime.getTime())) / 1000
+
 export async function readCursor(q: Queryable): Promise<ChainCursor | null> {
   const [row] = await q<CursorRow[]>`
     select block_number::text, block_hash, block_time, synced_at from land_chain_cursor`
@@ -156,5 +160,52 @@ export async function undoAbove(q: Queryable, ancestor: bigint, collected?: Land
 
 /** Forgets everything the indexer has applied, so that it starts over from LAND_START_BLOCK. */
 export async function forgetIndexing(sql: Queryable): Promise<void> {
-  await sql`truncate land_chain_cursor, land_chain_blocks, land_chain_undo, land_chain_orders`
+  await sql`truncate land_chain_cursor, land_chain_blocks, land_chain_undo, land_chain_orders, land_chain_identity`
+}
+
+/** The chain the data comes from: its id, its genesis block and the contracts followed (lower-case). */
+export interface ChainIdentity {
+  chainId: string
+  genesisHash: string
+  land: string
+  estates: string
+  marketplace: string
+}
+
+export async function readChainIdentity(q: Queryable): Promise<ChainIdentity | null> {
+  const [row] = await q<ChainIdentity[]>`
+    select chain_id as "chainId", genesis_hash as "genesisHash", land, estates, marketplace
+    from land_chain_identity`
+  return row ?? null
+}
+
+export async function writeChainIdentity(q: Queryable, chain: ChainIdentity): Promise<void> {
+  await q`
+    insert into land_chain_identity (id, chain_id, genesis_hash, land, estates, marketplace)
+    values (true, ${chain.chainId}, ${chain.genesisHash}, ${chain.land}, ${chain.estates}, ${chain.marketplace})
+    on conflict (id) do update set chain_id = excluded.chain_id, genesis_hash = excluded.genesis_hash,
+      land = excluded.land, estates = excluded.estates, marketplace = excluded.marketplace, recorded_at = now()`
+}
+
+/** True when the land tables hold what a chain brings (owners, estates, listings). */
+export async function holdsChainData(q: Queryable): Promise<boolean> {
+  const [row] = await q<Array<{ holds: boolean }>>`
+    select exists (select 1 from parcels where owner is not null or estate_id is not null or name <> '')
+      or exists (select 1 from estates) or exists (select 1 from publications) as holds`
+  return row?.holds ?? false
+}
+
+/**
+ * Empties what a chain brings (owners, estates, listings, names) and forgets the indexing, keeping the
+ * layout (districts, contributions, auction results): the state a land that follows a chain starts from.
+ */
+export async function resetChainData(q: Queryable): Promise<void> {
+  await q`
+    update parcels set owner = null, estate_id = null, data_version = 0, name = '', description = '',
+      ipns = '', last_transferred_at = null, updated_at = now()
+    where owner is not null or estate_id is not null or data_version <> 0 or name <> '' or description <> ''
+      or ipns <> '' or last_transferred_at is not null`
+  await q`delete from publications`
+  await q`delete from estates`
+  await forgetIndexing(q)
 }

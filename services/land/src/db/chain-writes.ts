@@ -1,6 +1,7 @@
 import type { Queryable } from '@genesis/common'
+import type { AssetType } from '../domain/constants.js'
 import type { LandChanges } from './land-changes.js'
-import type { ParcelRecord } from './rows.js'
+import type { EstateRow, ParcelRecord, PublicationRecord } from './rows.js'
 import { chunks } from './writes.js'
 
 /*
@@ -9,58 +10,31 @@ import { chunks } from './writes.js'
  * held.
  */
 
-/** A parcels row as to_jsonb gives it (timestamps as ISO strings): the record with its update time. */
-export interface ParcelRow extends ParcelRecord {
-  updated_at: string
-}
+/** A row as to_jsonb gives it and the undo log stores it: every column, `updated_at` included. */
+export type Stamped<Row> = Row & { updated_at: string }
 
-export interface EstateRow {
-  id: string
-  owner: string | null
-  name: string
-  description: string
-  district_id: string | null
-  tx_hash: string | null
-  last_transferred_at: string | null
-  updated_at: string
-}
-
-export interface PublicationRow {
-  tx_hash: string
-  tx_status: string
-  owner: string
-  price: number
-  status: string
-  buyer: string | null
-  contract_id: string
-  block_number: number
-  expires_at: number
-  block_time_created_at: number
-  block_time_updated_at: number | null
-  type: 'parcel' | 'estate'
-  asset_id: string
-  marketplace_id: string
-  updated_at: string
-}
-
+/** Which publication a marketplace order became. */
 export interface OrderRow {
   order_id: string
   tx_hash: string
-  type: 'parcel' | 'estate'
+  type: AssetType
   asset_id: string
 }
 
 export interface ChainRows {
-  parcels: ParcelRow[]
-  estates: EstateRow[]
-  publications: PublicationRow[]
+  parcels: Stamped<ParcelRecord>[]
+  estates: Stamped<EstateRow>[]
+  publications: Stamped<PublicationRecord>[]
   orders: OrderRow[]
 }
+
+/** The tables whose rows the indexer changes, and so whose images the undo log holds. */
+export type UndoTable = 'parcels' | 'estates' | 'publications' | 'land_chain_orders'
 
 /** The image of a row before the first change to it in an undoable block (null: it did not exist). */
 export interface UndoImage {
   block: bigint
-  tbl: 'parcels' | 'estates' | 'publications' | 'land_chain_orders'
+  tbl: UndoTable
   key: Record<string, string | number>
   before: object | null
 }
@@ -84,12 +58,12 @@ export async function loadChainRows(
   keys: ChainKeys,
 ): Promise<{ rows: ChainRows; now: string }> {
   const [clock] = await q<Array<{ now: string }>>`select to_jsonb(now()) #>> '{}' as now`
-  const parcels = await q<Array<{ r: ParcelRow }>>`
+  const parcels = await q<Array<{ r: Stamped<ParcelRecord> }>>`
     select to_jsonb(p) as r from parcels p
     where (x, y) in (select * from unnest(${keys.cells.map((c) => c.x)}::smallint[],
         ${keys.cells.map((c) => c.y)}::smallint[]))
       or estate_id = any(${keys.transferredEstates}::text[])`
-  const estates = await q<Array<{ r: EstateRow }>>`
+  const estates = await q<Array<{ r: Stamped<EstateRow> }>>`
     select to_jsonb(e) as r from estates e where id = any(${keys.estates}::text[])`
   const orders = await q<Array<{ r: OrderRow }>>`
     select to_jsonb(o) as r from land_chain_orders o
@@ -97,7 +71,7 @@ export async function loadChainRows(
       or (type, asset_id) in (select * from unnest(${keys.assets.map((a) => a.type)}::text[],
         ${keys.assets.map((a) => a.assetId)}::text[]))`
   const txHashes = [...new Set([...keys.txHashes, ...orders.map(({ r }) => r.tx_hash)])]
-  const publications = await q<Array<{ r: PublicationRow }>>`
+  const publications = await q<Array<{ r: Stamped<PublicationRecord> }>>`
     select to_jsonb(p) as r from publications p where tx_hash = any(${txHashes}::text[])`
   return {
     rows: {

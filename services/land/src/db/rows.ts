@@ -23,8 +23,24 @@ export interface ParcelRecord {
   last_transferred_at: string | null
 }
 
-/** An estate's row with its parcels (the parcels whose estate_id it is), sorted by x, then y. */
-export interface EstateRecord {
+/** A parcel nothing is known of: every cell's row before data arrives, and what a cell shows then. */
+export const blankParcel = (x: number, y: number): ParcelRecord => ({
+  x,
+  y,
+  owner: null,
+  district_id: null,
+  estate_id: null,
+  data_version: 0,
+  name: '',
+  description: '',
+  ipns: '',
+  auction_price: null,
+  auction_owner: null,
+  last_transferred_at: null,
+})
+
+/** An estate's row. */
+export interface EstateRow {
   id: string
   owner: string | null
   name: string
@@ -32,6 +48,10 @@ export interface EstateRecord {
   district_id: string | null
   tx_hash: string | null
   last_transferred_at: string | null
+}
+
+/** An estate's row with its parcels (the parcels whose estate_id it is), sorted by x, then y. */
+export interface EstateRecord extends EstateRow {
   parcels: Cell[]
 }
 
@@ -57,19 +77,18 @@ export const assetKey = (type: AssetType, assetId: string) => `${type}:${assetId
 /** postgres returns timestamptz as Date; the API speaks ISO 8601. */
 export const isoOrNull = (value: Date | null): string | null => (value === null ? null : value.toISOString())
 
-/** A parcel as postgres returns it, before its timestamp becomes a string. */
-export interface ParcelRowRead extends Omit<ParcelRecord, 'last_transferred_at'> {
+/** A row as postgres returns it, before its timestamp becomes a string. */
+export type AsRead<Row extends { last_transferred_at: string | null }> = Omit<Row, 'last_transferred_at'> & {
   last_transferred_at: Date | null
 }
+
+/** The row with its timestamp as the API speaks it. */
+export const fromRead = <Row extends { last_transferred_at: string | null }>(row: AsRead<Row>): Row =>
+  ({ ...row, last_transferred_at: isoOrNull(row.last_transferred_at) }) as Row
 
 export const parcelColumns = (sql: Queryable) => sql`
   x, y, owner, district_id::text as district_id, estate_id, data_version, name, description, ipns,
   auction_price, auction_owner, last_transferred_at`
-
-export const toParcelRecord = (row: ParcelRowRead): ParcelRecord => ({
-  ...row,
-  last_transferred_at: isoOrNull(row.last_transferred_at),
-})
 
 /** bigint columns come back as numbers (all of them are far below 2^53). */
 export const publicationColumns = (sql: Queryable) => sql`

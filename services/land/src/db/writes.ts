@@ -3,7 +3,7 @@ import type { Cell } from '../domain/geometry.js'
 import type {
   ContributionRecord,
   DistrictRecord,
-  EstateRecord,
+  EstateRow,
   ParcelRecord,
   PublicationRecord,
 } from './rows.js'
@@ -23,7 +23,7 @@ export function chunks<T>(rows: readonly T[], size = CHUNK): T[][] {
 
 export async function upsertEstates(
   tx: Queryable,
-  rows: ReadonlyArray<Omit<EstateRecord, 'parcels'>>,
+  rows: readonly EstateRow[],
   onChunk: (n: number) => void = () => {},
 ) {
   for (const e of chunks(rows)) {

@@ -1,10 +1,15 @@
-import type { DistrictRecord, EstateRecord, ParcelRecord, PublicationRecord } from '../db/rows.js'
+import {
+  blankParcel,
+  type DistrictRecord,
+  type EstateRecord,
+  type ParcelRecord,
+  type PublicationRecord,
+} from '../db/rows.js'
 import { PLAZA_DISTRICT_ID, ROAD_DISTRICT_ID } from '../domain/constants.js'
 import { CELL_COUNT, cellIndex, GRID_MAX, GRID_MIN, GRID_SIZE } from '../domain/geometry.js'
 import { TILE_DISTRICT, TILE_OWNED, TILE_PLAZA, TILE_ROAD, TILE_UNOWNED } from '../domain/tiles.js'
 import type { District, ParcelTags } from '../schemas/resources.js'
 import { computeProximityTags, type ProximitySource } from './proximity.js'
-import { blankParcel } from './records.js'
 
 /** What one read of the database gives the index; immutable once built. */
 export interface GridData {

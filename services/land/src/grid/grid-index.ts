@@ -1,5 +1,11 @@
 import type { Sql } from '@genesis/common'
-import { LAND_CHANGED_CHANNEL, type LandDelta, mergeLandDeltas, parseLandDelta } from '../db/land-changes.js'
+import {
+  type DeltaPart,
+  LAND_CHANGED_CHANNEL,
+  type LandDelta,
+  mergeLandDeltas,
+  parseLandDelta,
+} from '../db/land-changes.js'
 import type { Cell } from '../domain/geometry.js'
 import { indexNotReady } from '../errors.js'
 import type { MapSnapshot, MapSource } from '../render/types.js'
@@ -47,6 +53,8 @@ export class GridIndex implements MapSource {
   private fullWanted = false
   /** Rows named by notifications and not yet re-read. */
   private pendingDelta: LandDelta | undefined
+  /** The parts received of changes sent in parts, by token (a transaction's parts arrive together). */
+  private readonly partial = new Map<string, Map<number, LandDelta>>()
   /** A notification asked for a full build; the debounce timer turns it into one. */
   private noticedFull = false
   private timer: NodeJS.Timeout | undefined
@@ -159,7 +167,10 @@ export class GridIndex implements MapSource {
       (payload) => this.noticed(payload),
       () => {
         // On a reconnect notifications may have been missed while the connection was down.
-        if (connected) this.scheduleRefresh()
+        if (connected) {
+          this.partial.clear()
+          this.scheduleRefresh()
+        }
         connected = true
       },
     )
@@ -184,13 +195,24 @@ export class GridIndex implements MapSource {
    * has no NOTIFY across connections). Rows named are patched in; anything else rebuilds.
    */
   noticed(payload: string): void {
-    const delta = parseLandDelta(payload)
-    if (!delta) {
+    const parsed = parseLandDelta(payload)
+    if (!parsed) {
       this.scheduleRefresh()
       return
     }
+    const delta = parsed.part ? this.assemble(parsed.delta, parsed.part) : parsed.delta
+    if (!delta) return
     this.pendingDelta = this.pendingDelta ? mergeLandDeltas(this.pendingDelta, delta) : delta
     this.debounce()
+  }
+
+  /** A part of a change sent in parts: the whole change once every part is in, else undefined. */
+  private assemble(delta: LandDelta, part: DeltaPart): LandDelta | undefined {
+    const parts = this.partial.get(part.token) ?? new Map<number, LandDelta>()
+    this.partial.set(part.token, parts.set(part.index, delta))
+    if (parts.size < part.count) return undefined
+    this.partial.delete(part.token)
+    return [...parts.values()].reduce(mergeLandDeltas)
   }
 
   private debounce(): void {

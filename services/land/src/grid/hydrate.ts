@@ -1,9 +1,9 @@
 import type { Sql } from '@genesis/common'
 import { loadEstatesById, loadOpenPublications, loadParcelsAt } from '../db/assets.js'
-import { assetKey, type ParcelRecord } from '../db/rows.js'
+import { assetKey, blankParcel, type ParcelRecord } from '../db/rows.js'
 import { cellIndex, cellOfParcelId } from '../domain/geometry.js'
 import type { Estate, Parcel } from '../schemas/resources.js'
-import { activePublication, blankParcel } from './records.js'
+import { activePublication } from './records.js'
 import { toEstate, toParcel } from './serialize.js'
 import type { GridView } from './view.js'
 

@@ -4,7 +4,8 @@ import { AbiCoder, Interface } from 'ethers'
  * Decentraland's own event signatures (LANDRegistry, EstateRegistry, Marketplace), so the indexer follows the
  * real contracts unchanged. `string` fields are declared `bytes` here (same ABI encoding, same topic hash
  * computed from the string signature below): the indexer checks UTF-8 itself instead of letting a bad
- * string throw inside the decoder.
+ * string throw inside the decoder
+ * (`src/domain/land-data.ts` reads it).
  */
 const SIGNATURES = {
   Transfer: 'event Transfer(address indexed from, address indexed to, uint256 indexed assetId)',
@@ -68,6 +69,17 @@ export type ChainEvent =
       buyer: string
     }
   | { kind: 'OrderCancelled'; orderId: string; assetId: bigint; seller: string; nftAddress: string }
+
+/** An event with where it happened. */
+export interface Located {
+  event: ChainEvent
+  block: bigint
+  /** Block time, ms since epoch. */
+  time: number
+  txHash: string
+  /** The emitting contract, lower-case. */
+  address: string
+}
 
 export interface Contracts {
   land: string
@@ -161,85 +173,51 @@ export function decodeLog(log: RpcLog, contracts: Contracts): ChainEvent | null 
 
 const bytesOf = (hex: unknown): Uint8Array => Buffer.from(String(hex).slice(2), 'hex')
 
-const INT128_MAX = (1n << 127n) - 1n
-const MASK128 = (1n << 128n) - 1n
-
-/** Decentraland's token id → (x, y): x the high int128, y the low int128 (two's complement). */
-export function decodeTokenId(id: bigint): { x: bigint; y: bigint } {
-  const signed = (v: bigint) => (v > INT128_MAX ? v - (1n << 128n) : v)
-  return { x: signed((id >> 128n) & MASK128), y: signed(id & MASK128) }
+/** The logs of a batch as the handlers take them: decoded, in block and log order, with where they happened. */
+export interface DecodedBatch {
+  events: Located[]
+  /** Logs of the contracts' topics that could not be decoded (counted as skipped). */
+  undecodable: number
 }
-
-const utf8 = new TextDecoder('utf-8', { fatal: true })
-
-export interface AssetData {
-  version: number
-  name: string
-  description: string
-  ipns: string
-}
-
-/** Longest name / description / ipns we keep from a data string; longer ones make it malformed. */
-const MAX_FIELD = 1000
 
 /**
- * Decentraland's LAND (and estate) data string: `version,name,description,ipns`, CSV-quoted (a field may be
- * wrapped in double quotes, `""` inside is a quote). Version 0 only, as Decentraland's own parser. Null when
- * the bytes are not UTF-8 or the string is not that shape; an empty string is empty data.
+ * Decodes a batch's logs in block and log order, each with its block's time (`headers`: the blocks read in
+ * the same step). A log whose block hash differs from its header's (the chain moved while it was being
+ * read) fails the whole batch, which is read again.
  */
-export function parseAssetData(bytes: Uint8Array): AssetData | null {
-  let text: string
-  try {
-    text = utf8.decode(bytes)
-  } catch {
-    return null
-  }
-  if (text === '') return { version: 0, name: '', description: '', ipns: '' }
-  if (text.includes('\u0000')) return null // PostgreSQL text cannot hold it
-  const fields = parseCsvLine(text)
-  if (!fields || fields.length < 1 || fields.length > 4) return null
-  if (fields[0] !== '0') return null
-  const [, name = '', description = '', ipns = ''] = fields
-  if (name.length > MAX_FIELD || description.length > MAX_FIELD || ipns.length > MAX_FIELD) return null
-  return { version: 0, name, description, ipns }
-}
-
-/** One CSV record (RFC 4180 quoting, no newline outside quotes); null when malformed. */
-function parseCsvLine(text: string): string[] | null {
-  const fields: string[] = []
-  let i = 0
-  for (;;) {
-    let field = ''
-    if (text[i] === '"') {
-      i++
-      for (;;) {
-        if (i >= text.length) return null // unterminated quote
-        const c = text[i]!
-        if (c === '"') {
-          if (text[i + 1] === '"') {
-            field += '"'
-            i += 2
-            continue
-          }
-          i++
-          break
-        }
-        field += c
-        i++
-      }
-      if (i < text.length && text[i] !== ',') return null // text after a closing quote
-    } else {
-      const end = text.indexOf(',', i)
-      field = end === -1 ? text.slice(i) : text.slice(i, end)
-      if (field.includes('"') || /[\r\n]/.test(field)) return null
-      i = end === -1 ? text.length : end
+export function decodeLogs(
+  logs: readonly RpcLog[],
+  headers: ReadonlyMap<bigint, { hash: string; timestamp: number }>,
+  contracts: Contracts,
+): DecodedBatch {
+  const sorted = [...logs].sort(
+    (a, b) =>
+      Number(BigInt(a.blockNumber) - BigInt(b.blockNumber)) ||
+      Number(BigInt(a.logIndex) - BigInt(b.logIndex)),
+  )
+  const events: Located[] = []
+  let undecodable = 0
+  for (const log of sorted) {
+    const block = BigInt(log.blockNumber)
+    const header = headers.get(block)
+    if (log.removed || header?.hash !== log.blockHash.toLowerCase()) {
+      throw new Error(`the chain moved while reading block ${block}`)
     }
-    fields.push(field)
-    if (i >= text.length) return fields
-    i++ // the comma
-    if (i === text.length) {
-      fields.push('')
-      return fields
+    let event: ChainEvent | null
+    try {
+      event = decodeLog(log, contracts)
+    } catch {
+      undecodable++
+      continue
     }
+    if (!event) continue
+    events.push({
+      event,
+      block,
+      time: header.timestamp * 1000,
+      txHash: log.transactionHash.toLowerCase(),
+      address: log.address.toLowerCase(),
+    })
   }
+  return { events, undecodable }
 }

@@ -7,7 +7,7 @@ export function indexerFromConfig(
   sql: Sql,
   config: Config,
   logger: Logger,
-  extra: Pick<IndexerOptions, 'metrics' | 'onChange' | 'onBatch'> = {},
+  extra: Pick<IndexerOptions, 'metrics' | 'onChange' | 'onBatch' | 'onRefused'> = {},
 ): ChainIndexer | null {
   if (!config.LAND_RPC_URL) return null
   return new ChainIndexer({
@@ -23,6 +23,7 @@ export function indexerFromConfig(
     pollMs: config.LAND_POLL_MS,
     maxBlockRange: config.LAND_MAX_BLOCK_RANGE,
     rpcTimeoutMs: config.LAND_RPC_TIMEOUT_MS,
+    developmentChain: config.LAND_DEV_CHAIN,
     logger,
     ...extra,
   })

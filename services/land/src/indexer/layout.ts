@@ -1,5 +1,6 @@
 import type { Sql } from '@genesis/common'
 import { forgetIndexing } from '../db/chain-state.js'
+import { blankParcel } from '../db/rows.js'
 import { generateGenesisCity, readSourceData, type SeedSet } from '../seed/genesis-city.js'
 import { type Progress, writeSeedSet } from '../seed/write.js'
 
@@ -14,14 +15,10 @@ export function layoutOnly(set: SeedSet): SeedSet {
     estates: [],
     publications: [],
     parcels: set.parcels.map((p) => ({
-      ...p,
-      owner: null,
-      estate_id: null,
-      data_version: 0,
-      name: '',
-      description: '',
-      ipns: '',
-      last_transferred_at: null,
+      ...blankParcel(p.x, p.y),
+      district_id: p.district_id,
+      auction_price: p.auction_price,
+      auction_owner: p.auction_owner,
     })),
   }
 }

@@ -11,18 +11,6 @@ export class RpcError extends Error {
   }
 }
 
-/**
- * Providers refuse an eth_getLogs whose block range or result is too large with an error rather than a
- * partial answer; their codes and wordings differ (-32005 "query returned more than 10000 results", -32602
- * "block range is too large", "exceed maximum block range", "Log response size exceeded"...). Any of them
- * means: ask for fewer blocks.
- */
-export function isRangeTooLarge(error: unknown): boolean {
-  if (!(error instanceof RpcError)) return false
-  if (error.code === -32005) return true
-  return /range|too many|more than|exceed|too large|response size|limit/i.test(error.message)
-}
-
 export interface RpcBlock {
   number: bigint
   hash: string
@@ -31,11 +19,26 @@ export interface RpcBlock {
   timestamp: number
 }
 
-/** True when a call got no answer in time (the node may be down, or the answer too large to make in time). */
-export const isTimeout = (error: unknown): boolean =>
-  (error as { name?: unknown } | null)?.name === 'TimeoutError'
+export interface RpcCall {
+  method: string
+  params: unknown[]
+}
 
-/** The few JSON-RPC calls the indexer makes, over fetch, with a timeout on each. */
+interface Answer<T> {
+  id?: unknown
+  result?: T
+  error?: { code: number; message: string; data?: unknown }
+}
+
+/** A node takes requests up to a size (anvil: 2 MB): a batch is sent in parts of at most this many bytes. */
+const MAX_BATCH_BYTES = 1_000_000
+
+/**
+ * JSON-RPC over fetch, with a timeout on each request: single calls and batches (one request, answered in
+ * order by the node: the order transactions are sent in is the order of the block). Used by the indexer and
+ * by the chain demo; ethers' provider decodes large answers several times slower and is not needed for the
+ * few calls made.
+ */
 export class Rpc {
   private id = 0
 
@@ -44,27 +47,72 @@ export class Rpc {
     private readonly timeoutMs = 10_000,
   ) {}
 
-  async call<T>(method: string, params: unknown[]): Promise<T> {
+  private async post(body: string, what: string): Promise<unknown> {
     const res = await fetch(this.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: ++this.id, method, params }),
+      body,
       signal: AbortSignal.timeout(this.timeoutMs),
     })
     const text = await res.text()
-    let body: { result?: T; error?: { code: number; message: string; data?: unknown } }
+    let parsed: unknown
     try {
-      body = JSON.parse(text)
+      parsed = JSON.parse(text)
     } catch {
-      throw new Error(`${method}: HTTP ${res.status}, not JSON: ${text.slice(0, 200)}`)
+      throw new Error(`${what}: HTTP ${res.status}, not JSON: ${text.slice(0, 200)}`)
     }
-    if (body.error) throw new RpcError(body.error.code, body.error.message, body.error.data)
-    if (!res.ok) throw new Error(`${method}: HTTP ${res.status}`)
-    return body.result as T
+    // an HTTP error may still carry the node's JSON-RPC error, which says more
+    if (!res.ok && !(parsed as Answer<unknown> | null)?.error) throw new Error(`${what}: HTTP ${res.status}`)
+    return parsed
+  }
+
+  async call<T>(method: string, params: unknown[]): Promise<T> {
+    const answer = (await this.post(
+      JSON.stringify({ jsonrpc: '2.0', id: ++this.id, method, params }),
+      method,
+    )) as Answer<T>
+    if (answer.error) throw new RpcError(answer.error.code, answer.error.message, answer.error.data)
+    return answer.result as T
+  }
+
+  /**
+   * The calls' results, in order, in as few requests as the node's size limit allows. The first error
+   * answered is thrown. A node that does not take batches (its answer is not a list) is asked one call at
+   * a time.
+   */
+  async batch<T>(calls: readonly RpcCall[]): Promise<T[]> {
+    const out: T[] = []
+    for (const part of partsBySize(calls, MAX_BATCH_BYTES)) {
+      const first = this.id + 1
+      this.id += part.length
+      const body = `[${part.map((c, i) => JSON.stringify({ jsonrpc: '2.0', id: first + i, ...c })).join(',')}]`
+      const answers = await this.post(body, `${part[0]!.method} batch`)
+      if (!Array.isArray(answers)) {
+        for (const c of part) out.push(await this.call<T>(c.method, c.params))
+        continue
+      }
+      const byId = new Map((answers as Answer<T>[]).map((a) => [a.id, a]))
+      for (const [i, c] of part.entries()) {
+        const answer = byId.get(first + i)
+        if (!answer) throw new Error(`${c.method}: no answer in the batch`)
+        if (answer.error) throw new RpcError(answer.error.code, answer.error.message, answer.error.data)
+        out.push(answer.result as T)
+      }
+    }
+    return out
   }
 
   async blockNumber(): Promise<bigint> {
     return BigInt(await this.call<string>('eth_blockNumber', []))
+  }
+
+  async chainId(): Promise<bigint> {
+    return BigInt(await this.call<string>('eth_chainId', []))
+  }
+
+  /** The node's software (`anvil/v1.2.3`...), or '' when it does not say. */
+  async clientVersion(): Promise<string> {
+    return this.call<string>('web3_clientVersion', []).catch(() => '')
   }
 
   /** The canonical block at `number`, or null when the node has none (yet). */
@@ -72,52 +120,15 @@ export class Rpc {
     return blockOf(await this.call<RawBlock | null>('eth_getBlockByNumber', [hex(number), false]))
   }
 
-  /**
-   * The canonical blocks at `numbers` (null where the node has none), in JSON-RPC batches of up to 100 calls:
-   * one round trip per hundred headers. A node that does not take batches is asked one block at a time.
-   */
+  /** The canonical blocks at `numbers` (null where the node has none), a hundred headers a batch. */
   async blocks(numbers: readonly bigint[]): Promise<Array<RpcBlock | null>> {
     const out: Array<RpcBlock | null> = []
     for (let i = 0; i < numbers.length; i += 100) {
       const part = numbers.slice(i, i + 100)
-      const first = this.id + 1
-      this.id += part.length
-      const body = part.map((n, k) => ({
-        jsonrpc: '2.0',
-        id: first + k,
-        method: 'eth_getBlockByNumber',
-        params: [hex(n), false],
-      }))
-      const res = await fetch(this.url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-        signal: AbortSignal.timeout(this.timeoutMs),
-      })
-      const text = await res.text()
-      let answers: unknown
-      try {
-        answers = JSON.parse(text)
-      } catch {
-        answers = null
-      }
-      if (!Array.isArray(answers)) {
-        for (const n of part) out.push(await this.block(n))
-        continue
-      }
-      const byId = new Map<number, { result?: RawBlock | null; error?: { code: number; message: string } }>()
-      for (const a of answers as Array<{
-        id: number
-        result?: RawBlock | null
-        error?: { code: number; message: string }
-      }>)
-        byId.set(a.id, a)
-      for (let k = 0; k < part.length; k++) {
-        const answer = byId.get(first + k)
-        if (!answer) throw new Error(`eth_getBlockByNumber: no answer for block ${part[k]} in a batch`)
-        if (answer.error) throw new RpcError(answer.error.code, answer.error.message)
-        out.push(blockOf(answer.result ?? null))
-      }
+      const raw = await this.batch<RawBlock | null>(
+        part.map((n) => ({ method: 'eth_getBlockByNumber', params: [hex(n), false] })),
+      )
+      out.push(...raw.map(blockOf))
     }
     return out
   }
@@ -137,6 +148,24 @@ export class Rpc {
       },
     ])
   }
+}
+
+function partsBySize<T>(items: readonly T[], maxBytes: number): T[][] {
+  const out: T[][] = []
+  let part: T[] = []
+  let bytes = 0
+  for (const item of items) {
+    const size = JSON.stringify(item).length
+    if (part.length > 0 && bytes + size > maxBytes) {
+      out.push(part)
+      part = []
+      bytes = 0
+    }
+    part.push(item)
+    bytes += size
+  }
+  if (part.length > 0) out.push(part)
+  return out
 }
 
 const hex = (n: bigint) => `0x${n.toString(16)}`

@@ -56,12 +56,14 @@ export class MapImageRenderer {
   /** One image of the pixel budget per render that may run at once: every image fits in (w + 1) × h bytes. */
   private readonly scratch: ScratchBuffers
 
+  /** `scratchKept`: image buffers kept for reuse, one per render that may run at once. */
   constructor(
     maxCacheBytes = DEFAULT_IMAGE_CACHE_BYTES,
     private readonly admission?: Admission,
+    scratchKept = 2,
   ) {
     this.cache = new ImageCache(maxCacheBytes)
-    this.scratch = new ScratchBuffers(MAX_PIXELS + MAX_SIDE, admission?.options.limit ?? 2)
+    this.scratch = new ScratchBuffers(MAX_PIXELS + MAX_SIDE, scratchKept)
   }
 
   get cachedBytes(): number {

@@ -1,7 +1,6 @@
 import { errorResponses, ok, type RoutePlugin } from '@genesis/common'
 import type { Context } from '../context.js'
-import { readCursor } from '../db/chain-state.js'
-import { lagOf } from '../indexer/indexer.js'
+import { lagOf, readCursor } from '../db/chain-state.js'
 import { type ChainStatus, ChainStatusEnvelope } from '../schemas/status.js'
 
 /** GET /status: the source of the data and, when following a chain, the last indexed block and the lag. */

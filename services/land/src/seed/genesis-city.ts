@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type {
-  ContributionRecord,
-  DistrictRecord,
-  EstateRecord,
-  ParcelRecord,
-  PublicationRecord,
+import {
+  blankParcel,
+  type ContributionRecord,
+  type DistrictRecord,
+  type EstateRecord,
+  type ParcelRecord,
+  type PublicationRecord,
 } from '../db/rows.js'
 import {
   ESTATE_CONTRACT,
@@ -207,20 +208,7 @@ function ownParcels(
     const x = xOf(cell)
     const y = yOf(cell)
     const districtId = districtOf[cell] as string | null
-    const parcel: ParcelRecord = {
-      x,
-      y,
-      owner: null,
-      district_id: districtId,
-      estate_id: null,
-      data_version: 0,
-      name: '',
-      description: '',
-      ipns: '',
-      auction_price: null,
-      auction_owner: null,
-      last_transferred_at: null,
-    }
+    const parcel: ParcelRecord = { ...blankParcel(x, y), district_id: districtId }
     parcels[cell] = parcel
     if (districtId !== null) {
       parcel.owner = owners.ofDistrict.get(districtId) ?? owners.foundation

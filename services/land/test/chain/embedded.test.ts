@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -121,5 +121,8 @@ describe.skipIf(skip)('land on the embedded database follows the chain', () => {
     // the grid (and so the map) follows the embedded database too: it has no NOTIFY, the indexer tells it
     const map = await get<{ assets: { parcels: Parcel[] } }>('/map?nw=30,-20&se=30,-20')
     expect(map.body.data.assets.parcels[0]?.owner).toBe(bob)
+    // a land that follows a chain keeps its own embedded store, apart from the quick start's demo set
+    expect(existsSync(join(dataDir, 'pglite-chain'))).toBe(true)
+    expect(existsSync(join(dataDir, 'pglite'))).toBe(false)
   })
 })

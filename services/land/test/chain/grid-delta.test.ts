@@ -208,4 +208,31 @@ describe.skipIf(skip)('the grid follows the indexer’s batches', () => {
     const metrics = (await r.app.inject({ method: 'GET', url: '/metrics' })).body
     expect(metrics).toMatch(/land_indexer_reorgs_total\{[^}]*\} 1/)
   }, 180_000)
+
+  it('an estate of 2,000 parcels changes hands: patched in (the change sent in parts), equal to a fresh build', async () => {
+    const cells: Array<[number, number]> = []
+    for (let y = 60; cells.length < 2000; y++)
+      for (let x = -150; x <= 150 && cells.length < 2000; x++) cells.push([x, y])
+    const xs = (part: typeof cells) => part.map(([x]) => x)
+    const ys = (part: typeof cells) => part.map(([, y]) => y)
+    const parts = <T>(items: T[], size: number) =>
+      Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size))
+    for (const part of parts(cells, 400)) await w.send(w.land, 'assignMultipleParcels', xs(part), ys(part), a)
+    const estates = w.as(w.estates, w.alice)
+    const [first, ...rest] = parts(cells, 100)
+    await w.send(estates, 'createEstate', xs(first!), ys(first!), a, '0,Big Estate,')
+    const id = Number(await w.estates.getFunction('lastEstateId')())
+    for (const part of rest) await w.send(estates, 'addLand', id, xs(part), ys(part))
+    await settled()
+    expect((await parcel(cells[1999]![0], cells[1999]![1])).estate_id).toBe(String(id))
+    const full = r.grid.refreshes.full
+    const patches = r.grid.refreshes.delta
+
+    await w.send(estates, 'transferFrom', a, b, id)
+    await settled()
+    expect(r.grid.refreshes.full, 'no full build').toBe(full)
+    expect(r.grid.refreshes.delta).toBeGreaterThan(patches)
+    for (const [x, y] of [cells[0]!, cells[1000]!, cells[1999]!]) expect((await parcel(x, y)).owner).toBe(b)
+    await expectSameAsFresh()
+  }, 300_000)
 })

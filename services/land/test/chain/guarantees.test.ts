@@ -1,5 +1,4 @@
-import type { TestDatabase } from '@genesis/common/testing'
-import { startTcpProxy } from '@genesis/common/testing'
+import { providerRefusals, startRpcProxy, startTcpProxy } from '@genesis/common/testing'
 import { chainTestsSkipReason } from '@genesis/contracts'
 import { parseEther } from 'ethers'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
@@ -10,10 +9,9 @@ import {
   cursorBlock,
   freshDatabase,
   indexedRows,
+  perTest,
   type Replica,
-  startLimitingProxy,
   startReplica,
-  startWorld,
   tokenId,
   type World,
   within,
@@ -23,26 +21,9 @@ const skip = chainTestsSkipReason()
 const VISIBLE_MS = Number(process.env.CHAIN_VISIBLE_MS ?? 2000)
 
 /** Things to close after each test, newest first. */
-const cleanup: Array<() => Promise<unknown>> = []
-afterEach(async () => {
-  for (const close of cleanup.splice(0).reverse()) await close().catch(() => {})
-})
-
-async function world(): Promise<World> {
-  const w = await startWorld()
-  cleanup.push(() => w.close())
-  return w
-}
-async function database(): Promise<TestDatabase> {
-  const db = await freshDatabase()
-  cleanup.push(() => db.drop())
-  return db
-}
-async function replica(dbUrl: string, env: Record<string, string>): Promise<Replica> {
-  const r = await startReplica(dbUrl, env)
-  cleanup.push(() => r.close())
-  return r
-}
+const t = perTest()
+afterEach(() => t.closeAll())
+const { world, database, replica } = t
 const head = async (w: World) => (await w.provider.getBlock('latest'))!.number
 const caughtUp = async (w: World, r: Replica, ms = 20_000) => {
   const target = await head(w)
@@ -66,7 +47,7 @@ async function freshIndex(w: World) {
 
 describe.skipIf(skip)('the indexer’s guarantees', () => {
   afterAll(async () => {
-    for (const close of cleanup.splice(0).reverse()) await close().catch(() => {})
+    await t.closeAll()
   })
 
   it('undoes a reorganisation that removes a transfer and an order, to equal a fresh index', async () => {
@@ -136,7 +117,7 @@ describe.skipIf(skip)('the indexer’s guarantees', () => {
     const db = await database()
     const env = chainEnv(w.d, w.anvil.url, { LAND_MAX_BLOCK_RANGE: '4' })
     const first = await startReplica(db.url, env)
-    cleanup.push(() => first.close())
+    t.defer(() => first.close())
     await within(20_000, async () => first.batches.length >= 2, 'two batches')
     await first.close()
     const stoppedAt = (await cursorBlock(db.sql))!
@@ -186,7 +167,7 @@ describe.skipIf(skip)('the indexer’s guarantees', () => {
     const b = w.bob.address.toLowerCase()
     await w.send(w.land, 'assignMultipleParcels', [0, 1], [80, 80], a)
     const proxy = await startTcpProxy({ host: '127.0.0.1', port: w.anvil.port })
-    cleanup.push(() => proxy.close())
+    t.defer(() => proxy.close())
     const db = await database()
     const r = await replica(db.url, chainEnv(w.d, proxy.via(w.anvil.url)))
     await caughtUp(w, r)
@@ -220,13 +201,16 @@ describe.skipIf(skip)('the indexer’s guarantees', () => {
         a,
       )
     }
-    const limited = await startLimitingProxy(w.anvil.url, { maxRange: 8, maxLogs: 12 })
-    cleanup.push(() => limited.close())
+    const limited = await startRpcProxy(w.anvil.url, {
+      range: providerRefusals.alchemy(8),
+      answer: providerRefusals.infura(12),
+    })
+    t.defer(() => limited.close())
     const db = await database()
     const r = await replica(db.url, chainEnv(w.d, limited.url, { LAND_MAX_BLOCK_RANGE: '1000' }))
     await caughtUp(w, r, 30_000)
-    expect(limited.refusals.range).toBeGreaterThan(0)
-    expect(limited.refusals.size).toBeGreaterThan(0)
+    expect(limited.counts.range).toBeGreaterThan(0)
+    expect(limited.counts.answer).toBeGreaterThan(0)
     await within(VISIBLE_MS * 4, async () => (await ownerOf(r, 59, 90)) === a, 'index refreshed')
     expect(await indexedRows(r.sql)).toEqual(await freshIndex(w))
   }, 120_000)
@@ -236,19 +220,15 @@ describe.skipIf(skip)('the indexer’s guarantees', () => {
     const a = w.alice.address.toLowerCase()
     for (let i = 0; i < 12; i++) await w.send(w.land, 'assignMultipleParcels', [i], [95], a)
     // wide ranges answer after 3 s, past the indexer's 500 ms timeout: only narrowing gets through
-    const slow = await startLimitingProxy(w.anvil.url, {
-      maxRange: 1_000_000,
-      maxLogs: 1_000_000,
-      slow: { range: 4, ms: 3000 },
-    })
-    cleanup.push(() => slow.close())
+    const slow = await startRpcProxy(w.anvil.url, { delayMs: (span) => (span.blocks > 4 ? 3000 : 0) })
+    t.defer(() => slow.close())
     const db = await database()
     const r = await replica(
       db.url,
       chainEnv(w.d, slow.url, { LAND_MAX_BLOCK_RANGE: '1000', LAND_RPC_TIMEOUT_MS: '500' }),
     )
     await caughtUp(w, r, 30_000)
-    expect(slow.refusals.slow).toBeGreaterThan(0)
+    expect(slow.counts.delayed).toBeGreaterThan(0)
     expect(r.batches.every((b) => b.to - b.from < 4n)).toBe(true)
     await within(VISIBLE_MS * 4, async () => (await ownerOf(r, 11, 95)) === a, 'index refreshed')
   }, 120_000)

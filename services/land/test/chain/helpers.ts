@@ -1,4 +1,3 @@
-import { createServer, type Server } from 'node:http'
 import { createLogger, createSql, migrate, type Sql } from '@genesis/common'
 import { createTestDatabase, type TestDatabase } from '@genesis/common/testing'
 import {
@@ -40,8 +39,9 @@ export interface World {
   close(): Promise<void>
 }
 
-export async function startWorld(): Promise<World> {
-  const anvil = await startAnvil()
+/** `port`: a node on that port (a development node started again at the same URL). */
+export async function startWorld(options: { port?: number } = {}): Promise<World> {
+  const anvil = await startAnvil(options.port ? { port: options.port } : {})
   const provider = anvil.provider()
   const admin = anvil.devWallet(0, provider)
   const d = await deployLand(admin)
@@ -201,76 +201,33 @@ export async function cursorBlock(sql: Sql): Promise<number | null> {
 }
 
 /**
- * A JSON-RPC proxy in front of anvil that refuses eth_getLogs over more than `maxRange` blocks or answering
- * more than `maxLogs` logs, with the errors real providers give, and answers eth_getLogs over more than
- * `slow.range` blocks only after `slow.ms`; everything else is forwarded.
+ * What a test opens (nodes, databases, replicas, proxies), closed after it, newest first: call `closeAll`
+ * in `afterEach`.
  */
-export async function startLimitingProxy(
-  target: string,
-  limits: { maxRange: number; maxLogs: number; slow?: { range: number; ms: number } },
-): Promise<{
-  url: string
-  refusals: { range: number; size: number; slow: number }
-  close(): Promise<void>
-}> {
-  const refusals = { range: 0, size: 0, slow: 0 }
-  const forward = async (body: string) =>
-    (await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).text()
-  const server: Server = createServer((req, res) => {
-    let body = ''
-    req.on('data', (chunk) => {
-      body += chunk
-    })
-    req.on('end', async () => {
-      try {
-        const call = JSON.parse(body) as {
-          id: number
-          method: string
-          params: Array<{ fromBlock: string; toBlock: string }>
-        }
-        const reply = (payload: object) => {
-          res.writeHead(200, { 'content-type': 'application/json' })
-          res.end(JSON.stringify({ jsonrpc: '2.0', id: call.id, ...payload }))
-        }
-        if (call.method === 'eth_getLogs') {
-          const filter = call.params[0]!
-          const span = Number(BigInt(filter.toBlock) - BigInt(filter.fromBlock)) + 1
-          if (span > limits.maxRange) {
-            refusals.range++
-            return reply({
-              error: {
-                code: -32600,
-                message: `block range is too wide: up to ${limits.maxRange} blocks allowed`,
-              },
-            })
-          }
-          if (limits.slow && span > limits.slow.range) {
-            refusals.slow++
-            await new Promise((resolve) => setTimeout(resolve, limits.slow!.ms))
-          }
-          const answer = JSON.parse(await forward(body)) as { result?: unknown[] }
-          if (Array.isArray(answer.result) && answer.result.length > limits.maxLogs) {
-            refusals.size++
-            return reply({
-              error: { code: -32005, message: `query returned more than ${limits.maxLogs} results` },
-            })
-          }
-          return reply({ result: answer.result })
-        }
-        res.writeHead(200, { 'content-type': 'application/json' })
-        res.end(await forward(body))
-      } catch (err) {
-        res.writeHead(502)
-        res.end(String(err))
-      }
-    })
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const address = server.address()
-  const port = typeof address === 'object' && address ? address.port : 0
+export function perTest() {
+  const open: Array<() => Promise<unknown>> = []
   return {
-    url: `http://127.0.0.1:${port}`,
-    refusals,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    /** Closes `close` with the rest. */
+    defer(close: () => Promise<unknown>) {
+      open.push(close)
+    },
+    async world(options: { port?: number } = {}): Promise<World> {
+      const w = await startWorld(options)
+      open.push(() => w.close())
+      return w
+    },
+    async database(): Promise<TestDatabase> {
+      const db = await freshDatabase()
+      open.push(() => db.drop())
+      return db
+    },
+    async replica(dbUrl: string, env: Record<string, string>): Promise<Replica> {
+      const r = await startReplica(dbUrl, env)
+      open.push(() => r.close())
+      return r
+    },
+    async closeAll() {
+      for (const close of open.splice(0).reverse()) await close().catch(() => {})
+    },
   }
 }

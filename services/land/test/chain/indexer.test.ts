@@ -175,6 +175,17 @@ describe.skipIf(skip)('land follows the chain', () => {
     expect(owned.estates.map((e) => e.id)).toEqual(['1'])
   })
 
+  it('a parcel sent straight to the estate registry (no AddLand) shows the registry, as the chain does', async () => {
+    const registry = w.d.estateRegistry.toLowerCase()
+    await w.send(w.land, 'assignNewParcel', 15, 41, a)
+    await w.send(w.as(w.land, w.alice), 'transferFrom', a, w.d.estateRegistry, tokenId(15, 41))
+    expect(String(await w.land.getFunction('ownerOf')(tokenId(15, 41))).toLowerCase()).toBe(registry)
+    await visible('sent to the registry', async () => (await parcel(15, 41)).owner === registry)
+    expect(await parcel(15, 41)).toMatchObject({ estate_id: null, in_estate: false })
+    // the parcels the registry holds for an estate still show the estate's owner
+    expect((await parcel(13, 40)).owner).toBe(c)
+  })
+
   it('orders: created, cancelled, executed and expired', async () => {
     const now = async () => (await w.provider.getBlock('latest'))!.timestamp
     const market = w.as(w.market, w.bob)

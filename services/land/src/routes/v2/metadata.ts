@@ -1,10 +1,10 @@
 import { developmentDefaultsAllowed, errorResponses, type RoutePlugin } from '@genesis/common'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { estateMetadata, parcelMetadata } from '../../atlas/metadata.js'
-import { decodeTokenId, parseUint256 } from '../../atlas/token-id.js'
 import type { Context } from '../../context.js'
 import { ESTATE_CONTRACT, LAND_CONTRACT } from '../../domain/constants.js'
 import { GRID_MAX, GRID_MIN } from '../../domain/geometry.js'
+import { decodeTokenId, parseUint256 } from '../../domain/token-id.js'
 import {
   contractNotFound,
   invalidTokenId,

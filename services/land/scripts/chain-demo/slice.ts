@@ -1,4 +1,4 @@
-import type { SeedSet } from '../seed/genesis-city.js'
+import type { SeedSet } from '../../src/seed/genesis-city.js'
 
 /** The first `limit` parcels, the estates wholly among them and the listings of what is left. */
 export function slice(set: SeedSet, limit: number): SeedSet {

@@ -1,6 +1,8 @@
 import { getAddress, Interface, parseEther, toBeHex } from 'ethers'
-import type { SeedSet } from '../seed/genesis-city.js'
-import { Rpc, RpcError } from './rpc.js'
+import { writeLandData } from '../../src/domain/land-data.js'
+import { encodeTokenId } from '../../src/domain/token-id.js'
+import { Rpc } from '../../src/indexer/rpc.js'
+import type { SeedSet } from '../../src/seed/genesis-city.js'
 
 /** The functions of the local chain's contracts the demo writer calls, and the estate event it reads back. */
 const LAND = new Interface([
@@ -43,80 +45,8 @@ export interface DemoWriteOptions {
   txsPerBlock?: number
 }
 
-const MASK128 = (1n << 128n) - 1n
-export const encodeTokenId = (x: number, y: number): bigint =>
-  ((BigInt(x) & MASK128) << 128n) | (BigInt(y) & MASK128)
-
-/** Decentraland's LAND data string: `version,name,description,ipns`, each field CSV-quoted when needed. */
-export function landData(name: string, description: string, ipns = ''): string {
-  const quote = (s: string) => (/[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s)
-  return `0,${quote(name)},${quote(description)},${quote(ipns)}`
-}
-
 const chunks = <T>(items: T[], size: number): T[][] =>
   Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size))
-
-/**
- * JSON-RPC over fetch: ethers' provider decodes large answers (a block's receipts) several times slower.
- * A batch is one request, which the node takes in order: the order transactions are sent in is the order
- * of the block.
- */
-class DemoRpc extends Rpc {
-  private batchId = 0
-
-  async batch<T>(calls: Array<{ method: string; params: unknown[] }>): Promise<T[]> {
-    const out: T[] = []
-    // under anvil's 2 MB request limit
-    for (const part of chunksBySize(calls, 1_000_000)) {
-      const first = this.batchId + 1
-      this.batchId += part.length
-      const res = await fetch(this.url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: `[${part.map((c, i) => JSON.stringify({ jsonrpc: '2.0', id: first + i, ...c })).join(',')}]`,
-        signal: AbortSignal.timeout(120_000),
-      })
-      const text = await res.text()
-      let answers: Array<{
-        id: number
-        result?: T
-        error?: { code: number; message: string; data?: unknown }
-      }>
-      try {
-        answers = JSON.parse(text)
-      } catch {
-        throw new Error(`${part[0]!.method} batch: HTTP ${res.status}, not JSON: ${text.slice(0, 200)}`)
-      }
-      if (!Array.isArray(answers)) throw new Error(`${part[0]!.method} batch: ${text.slice(0, 200)}`)
-      const byId = new Map(answers.map((a) => [a.id, a]))
-      for (const [i, call] of part.entries()) {
-        const answer = byId.get(first + i)
-        if (!answer) throw new Error(`${call.method}: no answer in the batch`)
-        if (answer.error) throw new RpcError(answer.error.code, answer.error.message, answer.error.data)
-        out.push(answer.result as T)
-      }
-    }
-    return out
-  }
-}
-
-function chunksBySize<T>(items: T[], maxBytes: number): T[][] {
-  const out: T[][] = []
-  let part: T[] = []
-  let bytes = 0
-  for (const item of items) {
-    const size = JSON.stringify(item).length
-    if (part.length > 0 && bytes + size > maxBytes) {
-      out.push(part)
-      part = []
-      bytes = 0
-    }
-    part.push(item)
-    bytes += size
-  }
-  if (part.length > 0) out.push(part)
-  return out
-}
 
 /** One transaction to send. Without `gas`, it is estimated on the latest block before sending. */
 interface Call {
@@ -168,7 +98,7 @@ class Pipeline {
   private readonly kept = new Map<Call, RpcReceipt>()
 
   constructor(
-    private readonly rpc: DemoRpc,
+    private readonly rpc: Rpc,
     private readonly gasPrice: bigint,
     private readonly baseFee: bigint,
     private readonly blockGas: bigint,
@@ -318,7 +248,7 @@ export async function writeDemoOnChain(
   set: SeedSet,
   options: DemoWriteOptions = {},
 ): Promise<DemoSummary> {
-  const rpc = new DemoRpc(rpcUrl, 120_000)
+  const rpc = new Rpc(rpcUrl, 120_000)
   const progress = options.progress ?? (() => {})
   const adminAddress = getAddress(admin)
   const automine = await rpc.call<boolean>('anvil_getAutomine', [])
@@ -346,7 +276,7 @@ export async function writeDemoOnChain(
 }
 
 async function write(
-  rpc: DemoRpc,
+  rpc: Rpc,
   pipeline: Pipeline,
   admin: string,
   addresses: DemoAddresses,
@@ -402,7 +332,7 @@ async function write(
       to: land,
       data: LAND.encodeFunctionData('setLandDataBatch', [
         batch.map((p) => encodeTokenId(p.x, p.y)),
-        batch.map((p) => landData(p.name, p.description, p.ipns)),
+        batch.map((p) => writeLandData(p)),
       ]),
       label: `naming ${batch.length} parcels from ${batch[0]!.x},${batch[0]!.y}`,
       weight: batch.length,
@@ -445,7 +375,7 @@ async function write(
         first.map((c) => c.x),
         first.map((c) => c.y),
         estate.owner,
-        landData(record.name, record.description),
+        writeLandData({ ...record, ipns: '' }),
       ]),
       label: `creating estate ${estate.id}`,
       weight: 1,

@@ -3,9 +3,9 @@
 // DEMO_ADMIN_KEY: the LAND registry's owner (default: anvil's development account 0, which deployed it);
 // DEMO_PARCELS: only the first N parcels of the set (and the estates and listings among them).
 import { Wallet } from 'ethers'
-import { generateGenesisCity, readSourceData } from '../seed/genesis-city.js'
-import { writeDemoOnChain } from './demo.js'
-import { slice } from './demo-slice.js'
+import { generateGenesisCity, readSourceData } from '../../src/seed/genesis-city.js'
+import { slice } from './slice.js'
+import { writeDemoOnChain } from './writer.js'
 
 const ANVIL_ACCOUNT_0 = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80'
 

@@ -1,16 +1,21 @@
-import { GRID_MAX, GRID_MIN } from '../domain/geometry.js'
+import { type Cell, GRID_MAX, GRID_MIN } from './geometry.js'
+
+/*
+ * The LAND registry's token id, the one codec of the service (the indexer, the atlas answers and the chain
+ * demo all use it): x as int128 in the high 128 bits, y as int128 in the low 128 bits, two's complement.
+ */
 
 const HALF = 128n
 const LOW_MASK = (1n << HALF) - 1n
 const UINT256_MAX = (1n << 256n) - 1n
 
-/** LAND's token id: x as int128 in the high 128 bits, y as int128 in the low 128 bits (two's complement). */
+/** The token id of the parcel at x, y. */
 export function encodeTokenId(x: number, y: number): bigint {
   return (BigInt.asUintN(128, BigInt(x)) << HALF) | BigInt.asUintN(128, BigInt(y))
 }
 
-/** The coordinates a LAND token id stands for, or undefined when they fall outside the grid. */
-export function decodeTokenId(id: bigint): { x: number; y: number } | undefined {
+/** The parcel a LAND token id stands for, or undefined when it falls outside the grid (or is no uint256). */
+export function decodeTokenId(id: bigint): Cell | undefined {
   if (id < 0n || id > UINT256_MAX) return undefined
   const x = BigInt.asIntN(128, id >> HALF)
   const y = BigInt.asIntN(128, id & LOW_MASK)

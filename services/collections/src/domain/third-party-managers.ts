@@ -1,0 +1,44 @@
+import type { Queryable } from '@genesis/common'
+import type { ChainReader } from '../chain/chain-reader.js'
+import { recordManagerAnswer, thirdPartiesListing } from '../db/third-parties.js'
+
+/** What deciding who manages a third party needs: the chain reader (null without RPC_URL) and the clock. */
+export interface ManagerSource {
+  chain: ChainReader | null
+  now: () => Date
+}
+
+/**
+ * Whether `caller` manages the third party. With RPC_URL the registry on chain decides
+ * (`isThirdPartyManager`), and its answer is recorded in `third_parties.managers` through `sql` (the
+ * caller's transaction when there is one); the stored managers decide only without RPC_URL (development).
+ */
+export async function managesThirdParty(
+  ctx: ManagerSource,
+  sql: Queryable,
+  thirdPartyId: string,
+  caller: string,
+  stored: readonly string[],
+): Promise<boolean> {
+  if (!ctx.chain) return stored.includes(caller)
+  const manages = await ctx.chain.isThirdPartyManager(thirdPartyId, caller)
+  if (manages !== stored.includes(caller)) {
+    await recordManagerAnswer(sql, thirdPartyId, caller, manages, ctx.now())
+  }
+  return manages
+}
+
+/**
+ * With RPC_URL, before an address's list of collections: the third parties whose stored managers include
+ * it are asked again, and those the chain no longer confirms forget it, so the list shows what the chain
+ * says today.
+ */
+export async function confirmStoredManager(
+  ctx: ManagerSource,
+  sql: Queryable,
+  address: string,
+): Promise<void> {
+  if (!ctx.chain) return
+  const listing = await thirdPartiesListing(sql, address)
+  await Promise.all(listing.map((id) => managesThirdParty(ctx, sql, id, address, [address])))
+}
