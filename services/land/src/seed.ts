@@ -38,16 +38,22 @@ export async function seed(sql: Sql, options: SeedOptions = {}): Promise<SeedSum
  * and a service's process keeps a grown heap for good, while a child's memory is the system's again when
  * it exits. The service's first start on the embedded database seeds this way.
  */
-export async function seedInChildProcess(databaseUrl: string): Promise<SeedSummary> {
+export async function seedInChildProcess(databaseUrl: string): Promise<SeedSummary & { seedPid: number }> {
   // the same loader (tsx in development) and flags, but no debugger port of the parent's
   const execArgv = process.execArgv.filter((arg) => !arg.startsWith('--inspect'))
-  const { stdout } = await promisify(execFile)(
+  const child = promisify(execFile)(
     process.execPath,
     [...execArgv, fileURLToPath(import.meta.url), '--json'],
-    { env: { ...process.env, DATABASE_URL: databaseUrl }, timeout: 300_000, maxBuffer: 1024 * 1024 },
+    {
+      env: { ...process.env, DATABASE_URL: databaseUrl },
+      timeout: 300_000,
+      maxBuffer: 1024 * 1024,
+    },
   )
+  const pid = child.child.pid ?? 0
+  const { stdout } = await child
   const last = stdout.trim().split('\n').pop() ?? ''
-  return JSON.parse(last) as SeedSummary
+  return { ...(JSON.parse(last) as SeedSummary), seedPid: pid }
 }
 
 /**
