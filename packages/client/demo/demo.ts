@@ -12,18 +12,22 @@ import {
   type ServiceUrls,
 } from '../src/index.js'
 
-export interface DemoOptions {
+/** What every demo needs: where the services are, the operator's token, where to print. */
+export interface DemoBaseOptions {
   urls: ServiceUrls
   /** The claims operator's token. */
   adminToken: string
+  print?: (line: string) => void
+  fetch?: FetchLike
+}
+
+export interface DemoOptions extends DemoBaseOptions {
   /** A private key of a collections committee member. */
   committeeKey: string
   /** CHAIN_NETWORK of the collections service (the network of its URNs). */
   network: string
   /** THIRD_PARTY_REGISTRY_* of the collections service: the domain cheques are signed for. */
   registry: RegistryConfig
-  print?: (line: string) => void
-  fetch?: FetchLike
 }
 
 /** A step whose answer was not the documented one. */
@@ -53,8 +57,8 @@ export const short = (value: string) =>
   value.length > 22 ? `${value.slice(0, 12)}…${value.slice(-6)}` : value
 
 /** The step runner and clients a flow walks its service with. */
-export interface Demo {
-  options: DemoOptions
+export interface Demo<Options extends DemoBaseOptions = DemoOptions> {
+  options: Options
   /** The client without an identity (public reads, the claims operator). */
   base: GenesisClient
   section(title: string): void
@@ -68,7 +72,7 @@ export interface Demo {
   current(): string
 }
 
-export function startDemo(options: DemoOptions): Demo {
+export function startDemo<Options extends DemoBaseOptions>(options: Options): Demo<Options> {
   const print = options.print ?? (() => {})
   const steps: string[] = []
   let current = ''

@@ -3,11 +3,13 @@
  * `pnpm demo` runs against `pnpm start`, and what test/demo.test.ts runs against services in-process.
  */
 import { claimsFlow } from './claims.js'
+import { type ChainDemoOptions, claimsOnChainFlow } from './claims-on-chain.js'
 import { collectionsFlow } from './collections.js'
-import { type DemoOptions, startDemo } from './demo.js'
+import { type DemoBaseOptions, type DemoOptions, startDemo } from './demo.js'
 import { landFlow } from './land.js'
 
-export { DemoCheckFailed, type DemoOptions } from './demo.js'
+export type { ChainDemoOptions } from './claims-on-chain.js'
+export { type DemoBaseOptions, DemoCheckFailed, type DemoOptions } from './demo.js'
 
 /** Runs every flow; throws (DemoCheckFailed or GenesisApiError) at the first step that did not answer as documented. */
 export async function runDemo(options: DemoOptions): Promise<{ steps: string[] }> {
@@ -16,6 +18,20 @@ export async function runDemo(options: DemoOptions): Promise<{ steps: string[] }
     await claimsFlow(demo)
     await collectionsFlow(demo)
     await landFlow(demo)
+  } catch (error) {
+    throw Object.assign(error as Error, { step: demo.current() })
+  }
+  return { steps: demo.steps }
+}
+
+/** `pnpm demo --chain`: a claim settled on a real chain; throws as runDemo does. */
+export async function runChainDemo(
+  options: DemoBaseOptions,
+  chain: ChainDemoOptions,
+): Promise<{ steps: string[] }> {
+  const demo = startDemo(options)
+  try {
+    await claimsOnChainFlow(demo, chain)
   } catch (error) {
     throw Object.assign(error as Error, { step: demo.current() })
   }

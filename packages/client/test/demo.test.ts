@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runDemo } from '../demo/flows.js'
@@ -25,6 +27,8 @@ function runCli(
       LAND_URL: services.urls.land,
       CLAIMS_ADMIN_TOKEN: ADMIN_TOKEN,
       COMMITTEE_PRIVATE_KEY: services.committeeKey,
+      // no chain env file from a `pnpm chain` running on this machine
+      DATA_DIR: join(tmpdir(), `client-demo-${process.pid}`),
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -21,6 +21,8 @@ export function baseConfigSchema(service: { service: string; port: number }) {
     DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
     DATA_DIR: Type.String({ default: defaultDataDir(service.service) }),
     LOG_LEVEL: Type.Union(LogLevel.anyOf, { default: 'info' }),
+    /** `json` lines, or `pretty` (readable, for a terminal); unset: pretty when stdout is a terminal. */
+    LOG_FORMAT: Type.Optional(Type.Union([Type.Literal('json'), Type.Literal('pretty')])),
     CORS_ORIGINS: Type.String({ default: '*' }),
     AUTH_MAX_AGE_S: Type.Integer({ minimum: 1, default: 300 }),
     AUTH_RPC_URL: Type.Optional(Type.String({ pattern: '^https?://' })),

@@ -6,8 +6,12 @@ export * from './db/create-database.js'
 export * from './db/data-dir.js'
 export * from './db/database.js'
 export {
+  createEmbeddedCluster,
+  EmbeddedDatabaseInUse,
   type EmbeddedPostgres,
+  embeddedHolder,
   embeddedLockFile,
+  hasEmbeddedCluster,
   lockEmbeddedDataDir,
   startEmbeddedPostgres,
 } from './db/embedded.js'
@@ -29,6 +33,7 @@ export type { AdmissionSettings } from './kit/admission-hooks.js'
 export * from './kit/create-app.js'
 export { HINT } from './kit/explain-validation.js'
 export * from './kit/logger.js'
+export { prettyLogStream, wantsPrettyLogs } from './kit/pretty-log.js'
 export { type RouteEntry, routesOf } from './kit/route-table.js'
 export * from './kit/run-service.js'
 export * from './kit/service.js'

@@ -119,6 +119,8 @@ describe('service kit over HTTP', () => {
     ).toBeDefined()
     expect(spec.paths['/things'].post.security).toEqual([{ signedFetch: [] }])
     expect(spec.paths['/health/live']).toBeUndefined()
+    // no bearer scheme unless the service takes one
+    expect(Object.keys(spec.components.securitySchemes)).toEqual(['signedFetch'])
     const docs = await call('/docs')
     expect(docs.status).toBe(200)
     expect(await docs.text()).toContain('Swagger UI')

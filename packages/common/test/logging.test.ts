@@ -1,6 +1,7 @@
-import { spawn } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { once } from 'node:events'
 import { fileURLToPath } from 'node:url'
+import { stripVTControlCharacters } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestDatabase, type TestDatabase } from '../src/testing/index.js'
 
@@ -79,5 +80,45 @@ describe('what the log shows', () => {
     expect(requestLines(lines, '/hello')[0]!.level).toBe(30)
     const completed = lines.filter((line) => line.msg === 'request completed')
     expect(completed.map((line) => line.level).sort()).toEqual([20, 20, 30])
+  })
+})
+
+/** Whether util-linux's `script` is here to give a child a terminal. */
+const scriptBinary = spawnSync('script', ['--version'], { encoding: 'utf8' }).status === 0
+
+describe('in a terminal', () => {
+  it.skipIf(!scriptBinary)('the process logger prints readable lines, not JSON', async () => {
+    // `script` runs the service with a pseudo-terminal as its stdout, as a person's terminal would be.
+    const command = [process.execPath, '--import', 'tsx', script].map((part) => `'${part}'`).join(' ')
+    const child = spawn('script', ['-qfec', command, '/dev/null'], {
+      env: { ...process.env, DATABASE_URL: db.url, LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+      detached: true,
+    })
+    let output = ''
+    const exited = once(child, 'exit')
+    try {
+      const address = await new Promise<string>((resolve, reject) => {
+        child.stdout.on('data', (chunk: Buffer) => {
+          output += chunk.toString()
+          const match = /"address":"(http:[^"]+)"/.exec(output)
+          if (match) resolve(match[1]!)
+        })
+        child.once('exit', (code) => reject(new Error(`server exited early with ${code}: ${output}`)))
+      })
+      expect((await fetch(`${address}/hello`)).status).toBe(200)
+      await new Promise<void>((resolve) => {
+        const poll = () => (output.includes('request completed') ? resolve() : setTimeout(poll, 50))
+        poll()
+      })
+    } finally {
+      process.kill(-child.pid!, 'SIGTERM')
+      await exited
+    }
+    const plain = stripVTControlCharacters(output)
+    expect(plain).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: listening/m)
+    expect(plain).toMatch(/INFO: incoming request GET \/hello\r?\n/)
+    expect(plain).toMatch(/INFO: request completed → 200 in [\d.]+ ms/)
+    expect(plain).not.toMatch(/^\{"level"/m)
   })
 })

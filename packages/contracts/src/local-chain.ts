@@ -1,7 +1,10 @@
-// `pnpm chain`: a local anvil node with our contracts deployed, and the environment to give the services.
-// Stays in the foreground; Ctrl-C stops the node (its state is not kept).
+// `pnpm chain`: a local anvil node with our contracts deployed, and the environment to give the services,
+// printed as `export` lines and written to the chain env file that `pnpm start` and `pnpm demo` read.
+// Stays in the foreground; Ctrl-C stops the node (its state is not kept) and removes the file.
+import { relative } from 'node:path'
 import { Wallet } from 'ethers'
 import { devPrivateKey, LOCAL_CHAIN_ID, startAnvil } from './anvil.js'
+import { chainEnvFile, exportLines, removeChainEnv, writeChainEnv } from './chain-env.js'
 import { deployAll, deployLand } from './deploy.js'
 
 const port = Number(process.env.ANVIL_PORT ?? 8545)
@@ -15,9 +18,14 @@ const d = await deployAll(deployer, { voucherSigner: voucherSigner.address, comm
 const land = await deployLand(deployer)
 
 const env = {
-  // claims
+  // claims: anvil mines a block per transaction and never reorganises, so a block counts once mined,
+  // and the reconciler looks every second (a claim settles about a second after its voucher is sent)
   [`RPC_URL_${LOCAL_CHAIN_ID}`]: anvil.url,
   CLAIMS_SIGNER_PRIVATE_KEY: voucherSigner.privateKey,
+  CLAIMS_CONFIRMATIONS: '0',
+  RECONCILE_INTERVAL_MS: '1000',
+  // the contract rewards on this chain are granted with (`pnpm demo --chain` reads it)
+  REWARDS_DISPENSER_ADDRESS: d.rewardsDispenser,
   // collections
   RPC_URL: anvil.url,
   COLLECTION_FACTORY_ADDRESS: d.collectionFactory,
@@ -26,6 +34,8 @@ const env = {
   THIRD_PARTY_REGISTRY_CHAIN_ID: String(LOCAL_CHAIN_ID),
   THIRD_PARTY_REGISTRY_NAME: d.thirdPartyRegistryName,
   COMMITTEE_ADDRESSES: committee.address.toLowerCase(),
+  // the committee member's key, for `pnpm demo` (collections reads only the address)
+  COMMITTEE_PRIVATE_KEY: committee.privateKey,
   // land
   LAND_RPC_URL: anvil.url,
   LAND_REGISTRY_ADDRESS: land.landRegistry,
@@ -33,7 +43,14 @@ const env = {
   MARKETPLACE_ADDRESS: land.marketplace,
   LAND_START_BLOCK: String(land.startBlock),
 }
-const lines = Object.entries(env).map(([k, v]) => `${k}=${/\s/.test(v) ? `'${v}'` : v}`)
+const file = chainEnvFile()
+const near = relative(process.env.INIT_CWD ?? process.cwd(), file)
+const shown = near && !near.startsWith('..') ? near : file
+const written = writeChainEnv(file, env, [
+  `Written by \`pnpm chain\` (anvil ${anvil.url}, chain ${LOCAL_CHAIN_ID}); removed when it stops.`,
+  '`pnpm start` and `pnpm demo` read it; a variable exported in the shell wins over it.',
+])
+
 console.log(`anvil ${anvil.url} (chain ${LOCAL_CHAIN_ID}), contracts deployed by ${deployer.address}
   rewards dispenser   ${d.rewardsDispenser}  (grant rewards with chain_id "${LOCAL_CHAIN_ID}" and this contract)
   rewards collection  ${d.rewardsCollection}  (ERC-721 the dispenser mints on)
@@ -43,14 +60,18 @@ console.log(`anvil ${anvil.url} (chain ${LOCAL_CHAIN_ID}), contracts deployed by
   estate registry     ${land.estateRegistry}
   marketplace         ${land.marketplace}  (priced in MANA ${land.mana}, minted by ${deployer.address})
 
-Environment for the services (each reads what it needs; e.g. \`export\` these lines, then \`pnpm start\`).
-Put Genesis City on this chain with \`pnpm --filter @genesis/land chain:demo\` (same environment).
-${lines.join('\n')}
+The services' environment, written to ${shown}:
+\`pnpm start\` and \`pnpm demo --chain\` in another shell read it by themselves. For any other command,
+load it first with \`set -a; . ${shown}; set +a\`, or paste these lines:
 
+${exportLines(env).join('\n')}
+
+Put Genesis City on this chain with \`pnpm --filter @genesis/land chain:demo\` (with that environment).
 Funded wallets: anvil's development accounts (mnemonic "test test test test test test test test test test test junk").
 Ctrl-C stops the node.`)
 
 const shutdown = async () => {
+  removeChainEnv(file, written)
   provider.destroy()
   await anvil.close()
   process.exit(0)

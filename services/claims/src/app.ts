@@ -3,6 +3,7 @@ import type { DispenserChain } from './chain/dispenser.js'
 import type { Config } from './config.js'
 import { type Context, createContext } from './context.js'
 import { packageRoot } from './paths.js'
+import { BEARER_DESCRIPTION } from './routes/caller.js'
 import { routes } from './routes/index.js'
 import { CHAIN_IDS } from './schemas/primitives.js'
 
@@ -12,7 +13,13 @@ export const SERVICE = servicePackage(packageRoot)
 /** The claims app with every route registered under /api; no listen, no environment, no background jobs. */
 export async function buildApp({ sql, config, logger, context }: AppOptions<Config, Context>): Promise<App> {
   const ctx = await createContext(sql, config, context)
-  const app = await createApp({ ...SERVICE, sql, logger, config })
+  const app = await createApp({
+    ...SERVICE,
+    sql,
+    logger,
+    config,
+    bearer: { description: BEARER_DESCRIPTION },
+  })
   await app.register(routes, { prefix: '/api', ctx })
   // providers this app made are its own to close; handed-in ones belong to the caller
   if (!context?.chains) app.addHook('onClose', async () => destroyChains(ctx.chains))
@@ -38,16 +45,16 @@ export function destroyChains(chains: Map<string, DispenserChain>) {
 }
 
 /**
- * One line per chain of the accepted list without an RPC URL: its claims are freed by the clock, so a
- * voucher redeemed and never reported could be minted twice (granting there is refused in production).
+ * One line naming the accepted chains without an RPC URL: their claims are freed by the clock, so a voucher
+ * redeemed and never reported could be minted twice (granting there is refused in production).
  */
 function logUnwatchedChains(app: App, ctx: Context) {
-  for (const chainId of CHAIN_IDS) {
-    if (ctx.chains.has(chainId)) continue
-    app.log.info(
-      { chainId, production: ctx.config.NODE_ENV === 'production' },
-      `claims: no RPC_URL_${chainId}: claims on chain ${chainId} are freed at expires_at without looking at the chain` +
-        (ctx.config.NODE_ENV === 'production' ? ' (grants on it are refused)' : ' (development only)'),
-    )
-  }
+  const unwatched = CHAIN_IDS.filter((chainId) => !ctx.chains.has(chainId))
+  if (unwatched.length === 0) return
+  const production = ctx.config.NODE_ENV === 'production'
+  app.log[production ? 'warn' : 'info'](
+    { chainIds: unwatched, production },
+    `claims: no RPC_URL_<chain_id> for chains ${unwatched.join(', ')}: their claims are freed at expires_at ` +
+      `without looking at the chain${production ? ' (grants on them are refused)' : ' (development only)'}`,
+  )
 }

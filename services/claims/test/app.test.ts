@@ -35,6 +35,21 @@ describe('the app', () => {
     expect(paths['/api/claim-transactions/{id}'].patch).toBeDefined()
   })
 
+  it("offers the operator's bearer token in /docs, on the routes that take it", async () => {
+    const spec = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json()
+    expect(spec.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' })
+    const { paths } = spec
+    const operatorOnly = [{ bearer: [] }]
+    const either = [{ signedFetch: [] }, { bearer: [] }]
+    expect(paths['/api/rewards'].post.security).toEqual(operatorOnly)
+    expect(paths['/api/rewards'].get.security).toEqual(either)
+    expect(paths['/api/claim-transactions'].get.security).toEqual(either)
+    expect(paths['/api/claim-transactions/{id}'].get.security).toEqual(either)
+    expect(paths['/api/claim-transactions/{id}'].patch.security).toEqual(either)
+    expect(paths['/api/claim-transactions'].post.security).toEqual([{ signedFetch: [] }])
+    expect(paths['/api/signer'].get.security).toBeUndefined()
+  })
+
   it('answers unknown routes with a 404 envelope, and CORS preflights for PATCH', async () => {
     const missing = await t.app.inject({ method: 'GET', url: '/api/nothing' })
     expect(missing.statusCode).toBe(404)
@@ -75,7 +90,7 @@ describe('buildApp', () => {
 })
 
 describe('start-up', () => {
-  it('logs one line for each accepted chain without an RPC URL, and none for a watched chain', async () => {
+  it('logs one line naming the accepted chains without an RPC URL, the watched chain not among them', async () => {
     const lines: { obj: Record<string, unknown>; msg: string }[] = []
     const record = (obj: unknown, msg?: string) => {
       if (typeof obj === 'object' && obj !== null)
@@ -109,9 +124,13 @@ describe('start-up', () => {
         }),
     })
     try {
-      const unwatched = lines.filter((l) => l.msg.includes('no RPC_URL_')).map((l) => l.obj.chainId)
-      expect(unwatched).toEqual(['1', '3', '4', '5', '42', '137', '80001', '11155111'])
-      expect(lines.find((l) => l.obj.chainId === '137')?.msg).toMatch(/grants on it are refused/)
+      // one line for all of them, not one per chain
+      const unwatched = lines.filter((l) => l.msg.includes('no RPC_URL_'))
+      expect(unwatched).toHaveLength(1)
+      expect(unwatched[0]!.obj.chainIds).toEqual(['1', '3', '4', '5', '42', '137', '80001', '11155111'])
+      expect(unwatched[0]!.msg).toMatch(
+        /chains 1, 3, 4, 5, 42, 137, 80001, 11155111: .*grants on them are refused/,
+      )
     } finally {
       await service.close()
     }

@@ -59,6 +59,16 @@ describe('POST /api/rewards (operator)', () => {
     ])
   })
 
+  it('refuses a numeric chain_id saying it must be a string, once', async () => {
+    const response = await postGrant([grantBody({ chain_id: 137 })])
+    expect(response.statusCode).toBe(400)
+    const { error, data } = response.json()
+    expect(error).toBe(
+      'body.rewards.0.chain_id must be string (one of 1, 3, 4, 5, 42, 137, 80001, 80002, 11155111), got 137',
+    )
+    expect(data.errors).toHaveLength(1)
+  })
+
   it('accepts item ids up to the largest uint256', async () => {
     const max = ((1n << 256n) - 1n).toString()
     const response = await postGrant([grantBody({ item_id: max })])

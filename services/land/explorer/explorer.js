@@ -3,8 +3,12 @@
 
 const API = '/v1'
 const GRID = 150
-/** Pixels per parcel at each zoom step (the PNG routes take 5…40). */
-const ZOOMS = [5, 6, 8, 10, 13, 16, 20, 25, 32, 40]
+/**
+ * Pixels per parcel at each zoom step. The PNG routes draw 5…40; the steps below 5, where the whole city
+ * fits on a screen, show tiles drawn at 5 and scaled down.
+ */
+const ZOOMS = [1, 2, 3, 4, 5, 6, 8, 10, 13, 16, 20, 25, 32, 40]
+const MIN_PNG_SIZE = 5
 const DEFAULT_ZOOM = 10
 /** About this many pixels a side per tile: few requests, each well under the 15,000-parcel limit. */
 const TILE_TARGET_PX = 512
@@ -60,7 +64,8 @@ function parcelAt(px, py) {
 
 function newLayer(s) {
   const el = document.createElement('div')
-  el.className = 'layer'
+  // Tiles shown smaller than drawn are smoothed rather than sampled (see explorer.css).
+  el.className = s < MIN_PNG_SIZE ? 'layer scaled' : 'layer'
   layersEl.append(el)
   return { el, size: s, tiles: new Map() }
 }
@@ -125,6 +130,9 @@ function dropTile(pos, entry) {
   layer.tiles.delete(pos)
 }
 
+/** The pixels per parcel a tile is drawn at for a view at `s` (it is scaled to `s` on screen). */
+const drawnSize = (s) => Math.max(s, MIN_PNG_SIZE)
+
 function tileUrl(s, n, tcx, tcy) {
   const h = (n - 1) / 2
   // Only the selected parcels this tile draws (its renderer also draws one column and row beyond).
@@ -132,7 +140,8 @@ function tileUrl(s, n, tcx, tcy) {
     .filter((c) => Math.abs(c.x - tcx) <= h + 1 && Math.abs(c.y - tcy) <= h + 1)
     .map((c) => `${c.x},${c.y}`)
     .join(';')
-  let url = `${API}/map.png?width=${n * s}&height=${n * s}&size=${s}&center=${tcx},${tcy}`
+  const d = drawnSize(s)
+  let url = `${API}/map.png?width=${n * d}&height=${n * d}&size=${d}&center=${tcx},${tcy}`
   if (state.onSale) url += '&publications=true'
   if (selected) url += `&selected=${selected}`
   // A new block indexed from the chain changes the URL, so the tiles are fetched again (not the cached ones).
@@ -155,7 +164,7 @@ function render() {
   mapEl.style.backgroundPosition = `${ox}px ${oy}px`
   if (backdrop) backdrop.el.style.transform = `translate(${ox}px, ${oy}px) scale(${s / backdrop.size})`
 
-  const n = tileParcels(s)
+  const n = tileParcels(drawnSize(s))
   const h = (n - 1) / 2
   const halfW = mapEl.clientWidth / 2 / s + 1
   const halfH = mapEl.clientHeight / 2 / s + 1
@@ -257,6 +266,9 @@ function field(name, text, ...subs) {
   return dd
 }
 
+/** `1 parcel`, `2 parcels`, `1,234 parcels`. */
+const count = (n, noun) => `${n.toLocaleString('en-US')} ${noun}${n === 1 ? '' : 's'}`
+
 function proximityText(tags) {
   const near = tags?.proximity ?? {}
   const parts = Object.entries(near).map(([kind, { distance }]) =>
@@ -273,14 +285,14 @@ function showParcel(parcel, estate, district, ownedTotal) {
   const owner = field(
     'owner',
     parcel.owner ?? 'Nobody (unowned)',
-    parcel.owner && ownedTotal !== null ? `owns ${ownedTotal.toLocaleString('en-US')} parcels` : '',
+    parcel.owner && ownedTotal !== null ? `owns ${count(ownedTotal, 'parcel')}` : '',
   )
   owner.classList.toggle('address', Boolean(parcel.owner))
   field('district', district?.name ?? '—')
   field(
     'estate',
     estate ? `${estate.data?.name || 'Estate'} (#${estate.id})` : '—',
-    estate ? `${estate.size} parcels` : '',
+    estate ? count(estate.size, 'parcel') : '',
   )
   const publication = parcel.publication ?? estate?.publication ?? null
   const price = field(

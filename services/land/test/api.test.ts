@@ -64,6 +64,23 @@ describe('every endpoint answers the same under / and /v1', () => {
       ]),
     )
   })
+
+  it('documents the unversioned paths too, and lists every operation once (one tag each)', async () => {
+    const { body } = await get('/openapi.json')
+    const paths = body.paths as Record<string, Record<string, { tags?: string[]; summary?: string }>>
+    const operations = Object.entries(paths).flatMap(([path, methods]) =>
+      Object.entries(methods).map(([method, operation]) => ({ path, method, ...operation })),
+    )
+    expect(operations.filter((operation) => operation.tags?.length !== 1)).toEqual([])
+    const versioned = operations.filter((operation) => operation.path.startsWith('/v1/')).map((o) => o.path)
+    for (const path of ['/districts', '/parcels/{x}/{y}', '/map', '/map.png', '/translations/{locale}']) {
+      expect(versioned).toContain(`/v1${path}`)
+      expect(paths[path]?.get).toMatchObject({
+        tags: ['unversioned'],
+        summary: expect.stringContaining(`(the same as /v1${path.replace(/\{(\w+)\}/g, ':$1')})`),
+      })
+    }
+  })
 })
 
 describe('GET /parcels/:x/:y', () => {

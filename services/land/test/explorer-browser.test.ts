@@ -48,6 +48,7 @@ interface View {
 }
 
 /** The same formatting as the page: the test compares what a person reads. */
+const parcels = (n: number) => `${n.toLocaleString('en-US')} parcel${n === 1 ? '' : 's'}`
 const mana = (price: number | string) =>
   `${Number(price).toLocaleString('en-US', { maximumFractionDigits: 2 })} MANA`
 
@@ -138,7 +139,7 @@ describe.skipIf(!hasChromium)('the land explorer in Chromium', () => {
     expect(fields.owner!.main).toBe(parcel.owner ?? 'Nobody (unowned)')
     if (parcel.owner) {
       const owned = await api<{ total: number }>(`/addresses/${parcel.owner}/parcels?limit=1`)
-      expect(fields.owner!.subs).toEqual([`owns ${owned.total.toLocaleString('en-US')} parcels`])
+      expect(fields.owner!.subs).toEqual([`owns ${parcels(owned.total)}`])
     }
     expect(fields.district!.main).toBe(parcel.district_id ? districts.get(parcel.district_id)!.name : '—')
     if (parcel.estate_id) {
@@ -269,7 +270,7 @@ describe.skipIf(!hasChromium)('the land explorer in Chromium', () => {
     await expectDetailsOf(target.x, target.y)
     const { fields } = await shownDetails()
     expect(fields.estate!.main).toBe(`${estate.data.name || 'Estate'} (#${estate.id})`)
-    expect(fields.estate!.subs).toEqual([`${estate.size} parcels`])
+    expect(fields.estate!.subs).toEqual([parcels(estate.size)])
 
     await page.waitForFunction(
       (count) =>
@@ -346,6 +347,59 @@ describe.skipIf(!hasChromium)('the land explorer in Chromium', () => {
       expect(await page.getAttribute('#search-input', 'aria-invalid')).toBe('true')
     }
     expect(await page.getAttribute('#parcel', 'data-parcel')).toBe('-45,102')
+  })
+
+  it('says how many parcels an owner has in words: "owns 1 parcel"', async () => {
+    // An owner with a single parcel, among the parcels of the start view.
+    const once = new Map<string, Parcel>()
+    for (const parcel of inView)
+      if (parcel.owner && parcel.estate_id === null)
+        once.set(parcel.owner, once.has(parcel.owner) ? null! : parcel)
+    let single: Parcel | undefined
+    for (const [owner, parcel] of once) {
+      if (!parcel) continue
+      if ((await api<{ total: number }>(`/addresses/${owner}/parcels?limit=1`)).total === 1) {
+        single = parcel
+        break
+      }
+    }
+    expect(single, 'an owner of one parcel in the start view').toBeDefined()
+    await page.fill('#search-input', `${single!.x},${single!.y}`)
+    await page.press('#search-input', 'Enter')
+    await expectDetailsOf(single!.x, single!.y)
+    expect((await shownDetails()).fields.owner!.subs).toEqual(['owns 1 parcel'])
+  })
+
+  it('zooms out until the whole city is on screen', async () => {
+    await page.goto(`${base}/#c=0,0&z=10`)
+    await tilesLoaded()
+    for (let i = 0; i < 20; i++) await page.click('#zoom-out')
+    await waitForHash(/z=1(&|$)/)
+    const tiles = await tilesLoaded()
+    const { size } = await currentView()
+    const { width, height } = await page.$eval('#map', (map) => ({
+      width: map.clientWidth,
+      height: map.clientHeight,
+    }))
+    // 301 parcels a side, centred, fit in the map element ...
+    expect(301 * size).toBeLessThanOrEqual(Math.min(width, height))
+    // ... and the tiles drawn cover every one of them.
+    const covered = { x: new Set<number>(), y: new Set<number>() }
+    for (const url of tiles) {
+      const [cx, cy] = url.searchParams.get('center')!.split(',').map(Number)
+      const n = Number(url.searchParams.get('width')) / Number(url.searchParams.get('size'))
+      for (let d = -(n - 1) / 2; d <= (n - 1) / 2; d++) {
+        covered.x.add(cx! + d)
+        covered.y.add(cy! + d)
+      }
+    }
+    for (let c = -150; c <= 150; c++) {
+      expect(covered.x.has(c), `x ${c}`).toBe(true)
+      expect(covered.y.has(c), `y ${c}`).toBe(true)
+    }
+    // Genesis Plaza is still where it is drawn: in the middle.
+    const { at } = await mapPixels()
+    expect(near(at(width / 2, height / 2), COLORS.plaza)).toBe(true)
   })
 
   it('restores a shared view from the URL, at /explorer too', async () => {

@@ -32,6 +32,35 @@ function alive(pid: number): boolean {
   }
 }
 
+/** The live process that has the embedded database in `dataDir` open, or null when none has. */
+export function embeddedHolder(dataDir: string): number | null {
+  let holder: number
+  try {
+    holder = Number.parseInt(readFileSync(embeddedLockFile(dataDir), 'utf8'), 10)
+  } catch {
+    return null
+  }
+  return Number.isInteger(holder) && holder > 0 && alive(holder) ? holder : null
+}
+
+/** Whether `dataDir` holds a database cluster already (PGlite's initdb has run there). */
+export const hasEmbeddedCluster = (dataDir: string) => existsSync(join(dataDir, 'PG_VERSION'))
+
+/**
+ * Creates the database cluster in `dataDir` and closes it: the slow part of a first start (initdb), done
+ * once, so that a copy of the directory can serve another service's first start.
+ */
+export async function createEmbeddedCluster(dataDir: string): Promise<void> {
+  mkdirSync(dataDir, { recursive: true })
+  const unlock = lockEmbeddedDataDir(dataDir)
+  try {
+    const db = await PGlite.create({ dataDir, extensions: { pg_trgm } })
+    await db.close()
+  } finally {
+    unlock()
+  }
+}
+
 /**
  * Takes the directory for this process (the returned function gives it back), or refuses: PGlite is a single-process database, and a second
  * process opening the same files would corrupt them. A lock left by a process that is gone is taken over.
@@ -62,8 +91,13 @@ export function lockEmbeddedDataDir(dataDir: string): () => void {
   }
 }
 
+/** A second process (or a second open in this one) asked for an embedded database already open. */
+export class EmbeddedDatabaseInUse extends Error {
+  override readonly name = 'EmbeddedDatabaseInUse'
+}
+
 const embeddedInUse = (dir: string, pid: number) =>
-  new Error(
+  new EmbeddedDatabaseInUse(
     `The embedded database in ${dir} is already open by process ${pid}${pid === process.pid ? ' (this one)' : ''}: ` +
       'it belongs to one process. Give each service its own DATA_DIR (pnpm start gives each DATA_DIR/<service>), ' +
       'stop the other process, or set DATABASE_URL.',
@@ -120,7 +154,7 @@ export async function startEmbeddedPostgres(dataDir?: string): Promise<EmbeddedP
   }
   try {
     useBaselineWasmCompiler()
-    if (dataDir && !existsSync(join(dataDir, 'PG_VERSION'))) await initialiseInChild(dataDir)
+    if (dataDir && !hasEmbeddedCluster(dataDir)) await initialiseInChild(dataDir)
     const db = await PGlite.create({
       dataDir,
       extensions: { pg_trgm },

@@ -3,6 +3,7 @@ import { type BaseConfig, databaseTimeoutsFromConfig, orExit } from '../config.j
 import { createLogger, type Logger } from '../kit/logger.js'
 import { databaseStartupProblem, ensureDatabase } from './create-database.js'
 import { createSql, type Database, openDatabase, type SessionSettings } from './database.js'
+import { EmbeddedDatabaseInUse } from './embedded.js'
 import { migrate } from './migrate.js'
 
 export interface ServiceDatabaseOptions {
@@ -82,7 +83,11 @@ export async function openService<Config extends BaseConfig>(options: {
     })
     return { config, logger, db }
   } catch (error) {
-    const problem = databaseStartupProblem(error, config.DATABASE_URL)
+    // Another process has the embedded database, or the server cannot give us ours: one line, no stack trace.
+    const problem =
+      error instanceof EmbeddedDatabaseInUse
+        ? error.message
+        : databaseStartupProblem(error, config.DATABASE_URL)
     if (problem === null) throw error
     console.error(`${options.service}: ${problem}`)
     process.exit(1)

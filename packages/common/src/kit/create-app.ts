@@ -73,6 +73,25 @@ export interface CreateAppOptions {
   trustProxy?: boolean
   /** The service's own readiness check (e.g. an index is built). */
   isReady?: () => boolean | Promise<boolean>
+  /**
+   * Routes that take `Authorization: Bearer <token>`: the OpenAPI document offers the `bearer` scheme,
+   * described so (routes name it with `openApiSecurity`), and /docs' Authorize dialog asks for it.
+   */
+  bearer?: { description: string }
+}
+
+/** The names of the security schemes of the OpenAPI document. */
+export const SECURITY_SCHEMES = { signed: 'signedFetch', bearer: 'bearer' } as const
+
+/**
+ * A route's `schema.security`: the schemes it accepts, any one of them (a route with `auth: 'signed'`
+ * gets signed fetch's by itself).
+ */
+export function openApiSecurity(accepts: { signed?: boolean; bearer?: boolean }): Record<string, string[]>[] {
+  const schemes: Record<string, string[]>[] = []
+  if (accepts.signed) schemes.push({ [SECURITY_SCHEMES.signed]: [] })
+  if (accepts.bearer) schemes.push({ [SECURITY_SCHEMES.bearer]: [] })
+  return schemes
 }
 
 const ALLOWED_HEADERS = [
@@ -180,18 +199,33 @@ export async function createApp(input: CreateAppOptions): Promise<App> {
       info: { title: options.name, version: options.version, description: options.description ?? '' },
       components: {
         securitySchemes: {
-          signedFetch: {
+          [SECURITY_SCHEMES.signed]: {
             type: 'apiKey',
             in: 'header',
             name: `${AUTH_CHAIN_HEADER_PREFIX}0`,
-            description: `Signed fetch: ${AUTH_CHAIN_HEADER_PREFIX}0..N, ${AUTH_TIMESTAMP_HEADER} and ${AUTH_METADATA_HEADER}; the last link signs [method, path, timestamp, metadata].join(':').toLowerCase()`,
+            description:
+              `Signed fetch (ADR-44): the headers ${AUTH_CHAIN_HEADER_PREFIX}0..N (the auth chain: the ` +
+              `signer, then each link as JSON), ${AUTH_TIMESTAMP_HEADER} (ms) and ${AUTH_METADATA_HEADER} ` +
+              `(JSON); the last link signs [method, path, timestamp, metadata].join(':').toLowerCase(), and ` +
+              'a signature is good for one request within minutes. "Try it out" cannot sign: send these ' +
+              'with @genesis/client or decentraland-crypto-fetch.',
           },
+          ...(options.bearer
+            ? {
+                [SECURITY_SCHEMES.bearer]: {
+                  type: 'http',
+                  scheme: 'bearer',
+                  description: options.bearer.description,
+                },
+              }
+            : {}),
         },
       },
     },
   })
   app.addHook('onRoute', (route) => {
-    if (route.config?.auth === 'signed') route.schema = { ...route.schema, security: [{ signedFetch: [] }] }
+    if (route.config?.auth === 'signed' && !route.schema?.security)
+      route.schema = { ...route.schema, security: openApiSecurity({ signed: true }) }
   })
   await app.register(swaggerUi, { routePrefix: '/docs' })
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())

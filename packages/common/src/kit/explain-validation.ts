@@ -179,8 +179,23 @@ function bodyIssue(issue: AjvIssue): ValidationIssue {
   }
 }
 
+/**
+ * A value of the wrong type also fails its schema's enum, whose message would list the allowed values,
+ * the sent one among them (`137` against "137"): one issue per value, the type's, naming the values.
+ */
+function typeBeforeEnum(issues: AjvIssue[]): AjvIssue[] {
+  const mistyped = new Set(issues.filter((i) => i.keyword === 'type').map((i) => i.instancePath))
+  return issues
+    .filter((issue) => !(issue.keyword === 'enum' && mistyped.has(issue.instancePath)))
+    .map((issue) => {
+      const allowed = issue.parentSchema?.enum
+      if (issue.keyword !== 'type' || !Array.isArray(allowed)) return issue
+      return { ...issue, message: `${issue.message} (one of ${allowed.join(', ')})` }
+    })
+}
+
 function explainBody(issues: AjvIssue[]): ValidationExplanation {
-  const all = issues.filter((issue) => issue.keyword !== GUARD_KEYWORD).map(bodyIssue)
+  const all = typeBeforeEnum(issues.filter((issue) => issue.keyword !== GUARD_KEYWORD)).map(bodyIssue)
   const { listed, more } = capped(all)
   const data = { errors: listed, ...(more > 0 ? { more } : {}) }
   if (all.some((e) => e.path === 'body' && e.message.startsWith('must be object'))) {

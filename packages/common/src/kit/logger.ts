@@ -1,12 +1,19 @@
 import pino, { type Logger } from 'pino'
 import type { BaseConfig } from '../config.js'
+import { prettyLogStream, wantsPrettyLogs } from './pretty-log.js'
 
 export type { Logger } from 'pino'
 
 /**
  * The process logger of a service: pino JSON lines with the service's name, used for the lines before the
- * app exists and handed to `buildApp`, so start-up and request logs share one shape.
+ * app exists and handed to `buildApp`, so start-up and request logs share one shape. In a terminal (or
+ * with LOG_FORMAT=pretty) the lines are printed readably instead, when pino-pretty is installed.
  */
-export function createLogger(service: string, config: Pick<BaseConfig, 'LOG_LEVEL'>): Logger {
-  return pino({ name: service, level: config.LOG_LEVEL })
+export function createLogger(
+  service: string,
+  config: Pick<BaseConfig, 'LOG_LEVEL'> & Partial<Pick<BaseConfig, 'LOG_FORMAT'>>,
+): Logger {
+  const options = { name: service, level: config.LOG_LEVEL }
+  const pretty = wantsPrettyLogs(config.LOG_FORMAT) ? prettyLogStream() : undefined
+  return pretty ? pino(options, pretty) : pino(options)
 }

@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto'
+import { writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { createEmbeddedSql, createSql, type SessionSettings, type Sql } from '../db/database.js'
 import { startEmbeddedPostgres } from '../db/embedded.js'
 
@@ -27,6 +30,26 @@ export async function postgresAnswers(url: string = testServerUrl()): Promise<bo
   }
 }
 
+/**
+ * The test run: `pnpm test` names it (GENESIS_TEST_RUN, for every package it runs); a bare `vitest run` is
+ * the process whose workers run the files.
+ */
+const testRun = () => process.env.GENESIS_TEST_RUN ?? `vitest-${process.ppid}`
+
+/**
+ * Prints the notice of `topic` once per test run, however many test files (each in its own worker) give
+ * it: the first to create the run's marker file (in the temporary directory) prints it.
+ */
+export function noticeOncePerRun(topic: string, message: string, run: string = testRun()): void {
+  const name = `genesis-test-notice-${`${run}-${topic}`.replace(/[^\w.-]/g, '_')}`
+  try {
+    writeFileSync(join(tmpdir(), name), `${message}\n`, { flag: 'wx' })
+  } catch {
+    return
+  }
+  console.warn(message)
+}
+
 const withDatabase = (url: string, database: string) => {
   const parsed = new URL(url)
   parsed.pathname = `/${database}`
@@ -48,7 +71,11 @@ export async function createTestDatabase(
         `CI=true and PostgreSQL does not answer at ${serverUrl}: the tests need a real PostgreSQL`,
       )
     }
-    console.warn(`PostgreSQL does not answer at ${serverUrl}: this test file runs on an in-memory PGlite`)
+    noticeOncePerRun(
+      'pglite-fallback',
+      `PostgreSQL does not answer at ${serverUrl}: the tests run on an in-memory PGlite instead ` +
+        '(the few that need a real server are skipped, each saying so)',
+    )
     const embedded = await startEmbeddedPostgres()
     const sql = createEmbeddedSql(embedded.url, options.settings)
     return {

@@ -1,4 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
+import { openApiSecurity } from '@genesis/common'
 import type { FastifyRequest } from 'fastify'
 import type { Actor } from '../domain/transitions.js'
 import {
@@ -28,6 +29,14 @@ export interface CallerPolicy {
   /** A user, by signed fetch (verified by the kit before this hook runs). */
   user: boolean
 }
+
+/** What the OpenAPI document says a route with this policy takes (so /docs can send the operator's token). */
+export const securityOf = (policy: CallerPolicy) =>
+  openApiSecurity({ signed: policy.user, bearer: policy.admin })
+
+/** The bearer scheme of the OpenAPI document. */
+export const BEARER_DESCRIPTION =
+  "The operator's CLAIMS_ADMIN_TOKEN (pnpm start prints the development one): Authorization: Bearer <token>"
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i
 

@@ -21,7 +21,7 @@ import {
   ListClaimsQuery,
   PatchClaimBody,
 } from '../schemas/index.js'
-import { actorOf, authenticate } from './caller.js'
+import { actorOf, authenticate, securityOf } from './caller.js'
 
 const tags = ['claim-transactions']
 /** A create names at most 100 ids (~4 KB of JSON); room for any spacing, and no more to read or parse. */
@@ -31,7 +31,8 @@ const PATCH_BODY_LIMIT = 1024
 
 export const claimTransactionRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
   const { sql } = ctx
-  const readers = authenticate({ admin: true, user: true }, ctx.admin.token)
+  const readersPolicy = { admin: true, user: true }
+  const readers = authenticate(readersPolicy, ctx.admin.token)
 
   app.post(
     '/claim-transactions',
@@ -80,6 +81,7 @@ export const claimTransactionRoutes: RoutePlugin<Context> = async (app, { ctx })
       onRequest: readers,
       schema: {
         tags,
+        security: securityOf(readersPolicy),
         summary: "The caller's claims, newest first",
         description: 'Signed fetch (your own), or the admin bearer token with ?user=0x….',
         querystring: ListClaimsQuery,
@@ -107,6 +109,7 @@ export const claimTransactionRoutes: RoutePlugin<Context> = async (app, { ctx })
       onRequest: readers,
       schema: {
         tags,
+        security: securityOf(readersPolicy),
         summary: 'One claim transaction (its owner, or the operator)',
         params: ClaimParams,
         response: { 200: Envelope(ClaimTransaction), ...errorResponses(400, 401, 404) },
@@ -131,6 +134,7 @@ export const claimTransactionRoutes: RoutePlugin<Context> = async (app, { ctx })
       bodyLimit: PATCH_BODY_LIMIT,
       schema: {
         tags,
+        security: securityOf(readersPolicy),
         summary: 'Report the transaction hash (owner) or settle the claim (operator)',
         description:
           'Owner (signed fetch): { transaction_hash } moves a claimed claim to pending (or replaces the hash of ' +

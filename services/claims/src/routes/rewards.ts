@@ -13,7 +13,7 @@ import { listRewards, toReward } from '../db/rewards.js'
 import { grantRewards } from '../domain/grant-rewards.js'
 import { subjectOf } from '../domain/subject.js'
 import { GrantRewardsBody, ListRewardsQuery, Reward } from '../schemas/index.js'
-import { actorOf, authenticate } from './caller.js'
+import { actorOf, authenticate, securityOf } from './caller.js'
 
 const tags = ['rewards']
 
@@ -27,6 +27,7 @@ export const rewardRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
       onRequest: authenticate({ admin: true, user: true }, ctx.admin.token),
       schema: {
         tags,
+        security: securityOf({ admin: true, user: true }),
         summary: "The caller's rewards, newest first, each with claimable and its live claim",
         description: 'Signed fetch (your own), or the admin bearer token with ?user=0x….',
         querystring: ListRewardsQuery,
@@ -51,6 +52,7 @@ export const rewardRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
       onRequest: authenticate({ admin: true, user: false }, ctx.admin.token),
       schema: {
         tags,
+        security: securityOf({ admin: true, user: false }),
         summary: 'Grant rewards (operator)',
         description:
           'Authorization: Bearer <CLAIMS_ADMIN_TOKEN>. All or nothing. A client-chosen id makes the grant ' +

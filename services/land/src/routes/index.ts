@@ -14,6 +14,9 @@ import { statusRoutes } from './status.js'
 import { translationRoutes } from './translations.js'
 import { atlasRoutes, legacyTileRoutes } from './v2/index.js'
 
+/** The OpenAPI tag of the API's routes under `/`. */
+export const UNVERSIONED_TAG = 'unversioned'
+
 /** The API, JSON and PNG: mounted under `/v1` and again under `/`. */
 const apiRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
   await app.register(addressRoutes, { ctx })
@@ -32,10 +35,21 @@ const apiRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
  * legacy `/v1/tiles`), the explorer page at `/` and the Atlas view at `/atlas`.
  */
 export const routes: RoutePlugin<Context> = async (app, { ctx }) => {
+  // The OpenAPI document lists each operation once, under its first tag (the docs page repeats an
+  // operation under every tag it has).
+  app.addHook('onRoute', (route) => {
+    const tags = (route.schema as { tags?: string[] } | undefined)?.tags
+    if (tags && tags.length > 1) route.schema = { ...route.schema, tags: tags.slice(0, 1) } as FastifySchema
+  })
   await app.register(async (unprefixed) => {
-    // The same operations as under /v1: the OpenAPI document lists those.
+    // The same operations as under /v1, listed together under their own tag.
     unprefixed.addHook('onRoute', (route) => {
-      route.schema = { ...route.schema, hide: true } as FastifySchema
+      const { summary } = (route.schema ?? {}) as { summary?: string }
+      route.schema = {
+        ...route.schema,
+        tags: [UNVERSIONED_TAG],
+        summary: `${summary ?? ''} (the same as /v1${route.url})`,
+      } as FastifySchema
     })
     await unprefixed.register(apiRoutes, { ctx })
   })
