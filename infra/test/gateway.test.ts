@@ -317,6 +317,31 @@ describe.skipIf(!runnable)('what an upstream receives through the gateway', () =
     expect(refused.json<ErrorEnvelope>()).toMatchObject({ ok: false, code: 'payload_too_large' })
   })
 
+  it("limits each client address: land's costliest routes at 5 a second (bursts of 20), past it 429 with Retry-After", async () => {
+    const paths = ['/v2/map.png?width=4096', '/v1/tiles', '/v2/tiles', '/v1/map', '/parcels/1/2/map.png']
+    // 40 at once: the burst passes, the rest are refused by the gateway in the services' envelope
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => {
+        const path = paths[i % paths.length]!
+        return viaGateway(hostOf.land, `${path}${path.includes('?') ? '&' : '?'}n=${i}`)
+      }),
+    )
+    const passed = answers.filter((a) => a.status === 200)
+    const refused = answers.filter((a) => a.status === 429)
+    expect(passed.length + refused.length).toBe(40)
+    expect(passed.length).toBeGreaterThanOrEqual(20)
+    expect(passed.length).toBeLessThanOrEqual(25)
+    for (const answer of refused) {
+      expect(answer.headers['retry-after']).toBe('1')
+      expect(answer.json<ErrorEnvelope>()).toMatchObject({ ok: false, code: 'too_many_requests' })
+    }
+    // the other routes keep the general limit: 60 more at once all pass
+    const others = await Promise.all(
+      Array.from({ length: 60 }, (_, i) => viaGateway(hostOf.land, `/v1/districts?n=${i}`)),
+    )
+    expect(others.map((a) => a.status)).toEqual(others.map(() => 200))
+  })
+
   it('answers 502 in the error envelope when the service is down', async () => {
     await closeEcho()
     const response = await viaGateway(hostOf.claims, '/api/rewards')

@@ -409,7 +409,15 @@ describe('rate limit', () => {
     for (let i = 0; i < 3; i++) statuses.push((await limited.inject({ method: 'GET', url: '/x' })).statusCode)
     expect(statuses).toEqual([200, 200, 429])
     const refused = await limited.inject({ method: 'GET', url: '/x' })
-    expect(refused.json()).toMatchObject({ ok: false, code: 'too_many_requests' })
+    // when to come back, in the header and in the envelope's data
+    const seconds = Number(refused.headers['retry-after'])
+    expect(seconds).toBeGreaterThanOrEqual(1)
+    expect(seconds).toBeLessThanOrEqual(60)
+    expect(refused.json()).toMatchObject({
+      ok: false,
+      code: 'too_many_requests',
+      data: { limit: 2, retry_after_s: seconds },
+    })
     expect((await limited.inject({ method: 'GET', url: '/health/live' })).statusCode).toBe(200)
     const preflight = await limited.inject({
       method: 'OPTIONS',

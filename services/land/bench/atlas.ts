@@ -148,7 +148,7 @@ export async function runAtlasBench(options: AtlasBenchOptions): Promise<AtlasBe
     const started = performance.now()
     const atlas = await AtlasView.build(view, undefined)
     result.prepareMs.push(performance.now() - started)
-    const body = atlas.body('v2', {})
+    const body = await atlas.body('v2', {})
     let t = performance.now()
     await body.encoded('br')
     result.brMs.push(performance.now() - t)

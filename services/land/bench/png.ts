@@ -14,17 +14,10 @@ import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
 import Fastify from 'fastify'
 import { cellIndex, GRID_MAX, GRID_MIN, GRID_SIZE } from '../src/domain/geometry.js'
+import { TILE_DISTRICT, TILE_OWNED, TILE_PLAZA, TILE_ROAD, TILE_UNOWNED } from '../src/domain/tiles.js'
 import { renderMapPng } from '../src/render/draw.js'
-import { IMAGE_DEFAULTS } from '../src/render/schemas.js'
-import {
-  type MapSnapshot,
-  type MapSource,
-  TILE_DISTRICT,
-  TILE_OWNED,
-  TILE_PLAZA,
-  TILE_ROAD,
-  TILE_UNOWNED,
-} from '../src/render/types.js'
+import type { MapSnapshot, MapSource } from '../src/render/types.js'
+import { IMAGE_DEFAULTS } from '../src/schemas/images.js'
 
 export interface PngBenchOptions {
   /** Where the service listens, e.g. http://127.0.0.1:40123 (routes at /map.png). */

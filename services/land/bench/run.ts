@@ -6,7 +6,9 @@
  * - GET /map over the whole grid vs JSON.stringify of the same objects, and its br/gzip answers;
  * - the service's RSS with the full index (and with its caches warm);
  * - the PNG figures of bench/png.ts (land-png), when that file is there (skip with --no-png);
- * - the /v2 figures of bench/atlas.ts (skip with --no-atlas).
+ * - the /v2 figures of bench/atlas.ts (skip with --no-atlas);
+ * - the service's memory on the embedded default, first start and later, before and after PNG runs
+ *   (bench/embedded.ts; skip with --no-embedded).
  * The service (dist/server.js when built, else src/server.ts through tsx) and the baselines
  * (bench/bare-server.ts, bench/kit-server.ts) each run in a process of their own on loopback; autocannon
  * is the client. Results are printed and written to bench/results.md.
@@ -430,6 +432,13 @@ async function main() {
       out('## Atlas surface (bench/atlas.ts, against the same running service)')
       out()
       out(atlas.formatAtlasBench(await atlas.runAtlasBench({ baseUrl: serviceUrl, grid, sql: db.sql })))
+    }
+    if (!process.argv.includes('--no-embedded')) {
+      const embedded = await import('./embedded.js')
+      out()
+      out('## Memory on the embedded default (bench/embedded.ts)')
+      out()
+      out(embedded.formatEmbeddedMemory(await embedded.runEmbeddedMemory(serviceArgs, packageRoot)))
     }
     writeFileSync(join(benchDir, 'results.md'), `${lines.join('\n')}\n`)
   } finally {

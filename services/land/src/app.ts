@@ -12,7 +12,7 @@ export const SERVICE = servicePackage(packageRoot)
  * explorer page at `/` (routes/index.ts mounts them). No listen, no environment, no background jobs.
  */
 export async function buildApp({ sql, config, logger, context }: AppOptions<Config, Context>): Promise<App> {
-  const ctx = await createContext(sql, config, context)
+  const ctx = await createContext(sql, config, context, logger)
   const app = await createApp({
     ...SERVICE,
     sql,
@@ -20,8 +20,11 @@ export async function buildApp({ sql, config, logger, context }: AppOptions<Conf
     config,
     isReady: () => ctx.grid.ready,
   })
-  // a grid handed in belongs to the caller
-  if (!context?.grid) app.addHook('onClose', () => ctx.grid.close())
+  // what was handed in belongs to the caller
+  app.addHook('onClose', async () => {
+    if (!context?.atlas) ctx.atlas.close()
+    if (!context?.grid) await ctx.grid.close()
+  })
   await app.register(routes, { ctx })
   return app
 }

@@ -16,6 +16,12 @@ export const configSchema = Type.Composite([
      * so that no client pays for it; off saves memory and some CPU after each change.
      */
     LAND_PREWARM: Type.Boolean({ default: true }),
+    /**
+     * PNG renders at once per process (README "Capacity"): each holds up to ~8 MiB while it draws and
+     * encodes; the next wait their turn (the kit's ADMISSION_QUEUE, ADMISSION_WAIT_MS), the rest are
+     * refused 503 with Retry-After. 0 turns this off. Large answers take turns of HEAVY_CONCURRENCY.
+     */
+    LAND_RENDERS_IN_FLIGHT: Type.Integer({ minimum: 0, maximum: 64, default: 2 }),
     /** Quiet time after a `land_changed` notification before the index is rebuilt (writes come in bursts). */
     LAND_REFRESH_DEBOUNCE_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 100 }),
     /** JSON-RPC URL of the chain to follow; unset: the data comes from the seed and imports only. */

@@ -24,12 +24,15 @@ export const estateNotFound = (id: string) => new NotFoundError(`Estate "${id}" 
 export const estateEmpty = (id: string) =>
   new NotFoundError(`Estate "${id}" has no parcels to draw`, { code: 'estate_empty', data: { id } })
 
-/** 500 too_many_parcels: the image would draw more parcels than allowed (its wording is fixed: README "Error codes"). */
-export const tooManyParcels = (parcels: number, max: number) =>
-  new InternalServerError(
-    `Too many parcels. You are trying to render ${parcels} parcels and the maximum allowed is ${max}.`,
-    { code: 'too_many_parcels', data: { parcels, max } },
-  )
+/**
+ * too_many_parcels: the image would draw more parcels than allowed (its wording is fixed). A 500 on the land
+ * API, which its specification fixes; a 400 on /v2 (README "Error codes").
+ */
+export const tooManyParcels = (parcels: number, max: number, status: 400 | 500) => {
+  const message = `Too many parcels. You are trying to render ${parcels} parcels and the maximum allowed is ${max}.`
+  const options = { code: 'too_many_parcels', data: { parcels, max } }
+  return status === 400 ? new BadRequestError(message, options) : new InternalServerError(message, options)
+}
 
 /** 503 service_unavailable: the grid index is not built yet (readiness is 503 too). */
 export const indexNotReady = () =>

@@ -1,4 +1,6 @@
-import { pathToFileURL } from 'node:url'
+import { execFile } from 'node:child_process'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { promisify } from 'node:util'
 import type { Sql } from '@genesis/common'
 import cliProgress from 'cli-progress'
 import { openScriptDatabase } from './data-script.js'
@@ -30,9 +32,44 @@ export async function seed(sql: Sql, options: SeedOptions = {}): Promise<SeedSum
   }
 }
 
-/** `pnpm --filter @genesis/land run seed`: against DATABASE_URL, or the embedded default under DATA_DIR. */
+/**
+ * Loads the demo set from a process of its own (this file's command) into the database at `databaseUrl`:
+ * generating and writing the set grows the JavaScript heap by a few hundred megabytes for a few seconds,
+ * and a service's process keeps a grown heap for good, while a child's memory is the system's again when
+ * it exits. The service's first start on the embedded database seeds this way.
+ */
+export async function seedInChildProcess(databaseUrl: string): Promise<SeedSummary & { seedPid: number }> {
+  // the same loader (tsx in development) and flags, but no debugger port of the parent's
+  const execArgv = process.execArgv.filter((arg) => !arg.startsWith('--inspect'))
+  const child = promisify(execFile)(
+    process.execPath,
+    [...execArgv, fileURLToPath(import.meta.url), '--json'],
+    {
+      env: { ...process.env, DATABASE_URL: databaseUrl },
+      timeout: 300_000,
+      maxBuffer: 1024 * 1024,
+    },
+  )
+  const pid = child.child.pid ?? 0
+  const { stdout } = await child
+  const last = stdout.trim().split('\n').pop() ?? ''
+  return { ...(JSON.parse(last) as SeedSummary), seedPid: pid }
+}
+
+/**
+ * `pnpm --filter @genesis/land run seed`: against DATABASE_URL, or the embedded default under DATA_DIR.
+ * `--json`: no progress bar, the summary as one line of JSON (seedInChildProcess reads it).
+ */
 async function main() {
   const db = await openScriptDatabase()
+  if (process.argv.includes('--json')) {
+    try {
+      console.log(JSON.stringify(await seed(db.sql)))
+    } finally {
+      await db.close()
+    }
+    return
+  }
   const bar = new cliProgress.SingleBar(
     { format: 'seeding {bar} {percentage}% | {value}/{total} rows | {step}', hideCursor: true },
     cliProgress.Presets.shades_classic,

@@ -6,7 +6,7 @@ import { isLandEmpty } from './db/assets.js'
 import { indexerFromConfig } from './indexer/from-config.js'
 import { seedLayout } from './indexer/layout.js'
 import { embeddedDir, migrationsDir } from './paths.js'
-import { seed } from './seed.js'
+import { seedInChildProcess } from './seed.js'
 
 const shouldSeed = (config: Config, embedded: boolean) =>
   config.LAND_AUTO_SEED === 'always' || (config.LAND_AUTO_SEED === 'embedded' && embedded)
@@ -53,7 +53,8 @@ if (indexer && config.LAND_AUTO_SEED !== 'never' && (await isLandEmpty(db.sql)))
 } else if (!indexer && shouldSeed(config, db.embedded) && (await isLandEmpty(db.sql))) {
   logger.info('land: empty database, loading the Genesis City demo set')
   const started = Date.now()
-  const summary = await seed(db.sql)
+  // from a process of its own: its heap's growth is not this process's for good
+  const summary = await seedInChildProcess(db.url)
   logger.info({ ...summary, ms: Date.now() - started }, 'land: Genesis City seeded')
 }
 await grid.start()

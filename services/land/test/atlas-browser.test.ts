@@ -4,7 +4,7 @@ import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildAtlasPage } from '../scripts/atlas/build.js'
 import { ATLAS_COLORS } from '../scripts/atlas/colors.js'
-import type { Tile } from '../src/atlas/tiles.js'
+import type { Tile } from '../src/schemas/atlas.js'
 import { type Browser, checkChromium, hasChromium, openBrowser } from './browser.js'
 import { type Land, startLand } from './helpers.js'
 

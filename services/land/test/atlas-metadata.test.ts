@@ -224,14 +224,30 @@ describe('the /v2 PNGs', () => {
     expect(await size('/v2/map.png?width=50&height=abc&size=999')).toEqual([100, 1024])
     expect(await size('/v2/map.png?width=300px&height=200.9')).toEqual([300, 200])
     expect(await size('/v2/parcels/10/-10/map.png?width=200&height=150')).toEqual([200, 150])
-    // size is clamped to 5: 822 × 822 parcels.
+    // size is clamped to 5, 4096² to the pixel budget, 2048²: 412 × 412 parcels, the client's doing (a 4xx)
     const tooMany = await get('/v2/map.png?width=4096&height=4096&size=1')
-    expect(tooMany.statusCode).toBe(500)
+    expect(tooMany.statusCode).toBe(400)
     expect(tooMany.json()).toMatchObject({
       ok: false,
       code: 'too_many_parcels',
-      error: 'Too many parcels. You are trying to render 675684 parcels and the maximum allowed is 15000.',
+      error: 'Too many parcels. You are trying to render 169744 parcels and the maximum allowed is 15000.',
+      data: { parcels: 169_744, max: 15_000 },
     })
+  }, 60_000)
+
+  it('fits width × height to the pixel budget (2048²), the parcel size kept: never a 5xx for a big number', async () => {
+    expect(await size('/v2/map.png?width=99999&height=99999')).toEqual([2048, 2048])
+    expect(await size('/v2/map.png?width=99999&height=1024')).toEqual([4096, 1024])
+    expect(await size('/v2/map.png?width=4096&height=2048&size=50')).toEqual([2896, 1448])
+    expect(await size('/v2/parcels/0/0/map.png?width=99999&height=3000&size=40')).toEqual([2393, 1752])
+    // the same picture as asking for the fitted size: one cache entry, one ETag
+    const big = await get('/v2/map.png?width=99999&height=99999&center=3,4')
+    const fitted = await get('/v2/map.png?width=2048&height=2048&center=3,4')
+    expect(big.headers.etag).toBe(fitted.headers.etag)
+    expect(big.rawPayload.equals(fitted.rawPayload)).toBe(true)
+    const over = await get('/v2/map.png?width=99999&height=99999&size=5')
+    expect(over.statusCode).toBe(400)
+    expect(over.json()).toMatchObject({ code: 'too_many_parcels', data: { max: 15_000 } })
   }, 60_000)
 
   it('highlights listings only with on-sale=true, and answers 304 to its validators', async () => {

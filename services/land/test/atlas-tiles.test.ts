@@ -1,10 +1,10 @@
 import { promisify } from 'node:util'
 import { brotliDecompress, gunzip } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { atlasIndexOf } from '../src/atlas/atlas-view.js'
-import { LEGACY_TYPE, type Tile } from '../src/atlas/tiles.js'
+import { AtlasView } from '../src/atlas/atlas-view.js'
+import { LEGACY_TYPE, parseTileFilter } from '../src/atlas/tiles.js'
 import { PLAZA_DISTRICT_ID, ROAD_DISTRICT_ID } from '../src/domain/constants.js'
-import { AtlasTile, LegacyTile } from '../src/schemas/atlas.js'
+import { AtlasTile, LegacyTile, type Tile } from '../src/schemas/atlas.js'
 import { expectSchema, type Land, startLand } from './helpers.js'
 
 /** The /v2/tiles and /v1/tiles shapes, checked against the land API's own answers for the same parcels. */
@@ -164,7 +164,8 @@ describe('GET /v2/tiles', () => {
   it('keeps only the fields of include=, all but those of exclude=, ignoring unknown names', async () => {
     const included = await tilesOf('/v2/tiles?x1=0&y1=0&x2=1&y2=1&include=x,bogus,type,price,y')
     for (const tile of Object.values(included)) {
-      expect(Object.keys(tile).filter((k) => k !== 'price')).toEqual(['x', 'type', 'y'])
+      // in the tile's own order, whatever the order asked
+      expect(Object.keys(tile).filter((k) => k !== 'price')).toEqual(['x', 'y', 'type'])
     }
     const excluded = await tilesOf(`/v2/tiles?${RECT_QUERY}&exclude=owner,tokenId,nope,updatedAt`)
     const whole = await tilesOf(`/v2/tiles?${RECT_QUERY}`)
@@ -176,6 +177,32 @@ describe('GET /v2/tiles', () => {
     const both = await tilesOf('/v2/tiles?x1=0&y1=0&x2=0&y2=0&include=id&exclude=id')
     expect(both).toEqual({ '0,0': { id: '0,0' } })
     expect(await tilesOf('/v2/tiles?x1=0&y1=0&x2=0&y2=0&include=nothing,known')).toEqual({ '0,0': {} })
+  })
+
+  it('gives every spelling of one answer one ETag and the same bytes: field order, repeats, corners, the whole set', async () => {
+    const spellings = [
+      [
+        '/v2/tiles?x1=-5&y1=-5&x2=5&y2=5&include=x,y,type',
+        '/v2/tiles?x1=5&y1=5&x2=-5&y2=-5&include=type,y,x',
+        '/v2/tiles?x2=5.9&y2=-5&x1=-5.5&y1=5&include=y,y,x,type,bogus',
+      ],
+      [
+        // the whole grid, however the rectangle and the fields are written
+        '/v2/tiles',
+        '/v2/tiles?x1=-999&y1=-999&x2=999&y2=999',
+        `/v2/tiles?include=${['price', 'tokenId', 'estateId', 'owner', 'updatedAt', 'topLeft', 'left', 'top', 'name', 'type', 'y', 'x', 'id'].join(',')}`,
+        '/v2/tiles?exclude=nothing',
+      ],
+      // outside the grid: empty, in one spelling
+      ['/v2/tiles?x1=200&y1=200&x2=300&y2=300', '/v2/tiles?x1=-400&y1=0&x2=-300&y2=5&include=id'],
+    ]
+    for (const urls of spellings) {
+      const answers = await Promise.all(urls.map((url) => get(url)))
+      for (const [i, answer] of answers.entries()) expect(answer.statusCode, urls[i]).toBe(200)
+      expect(new Set(answers.map((a) => a.headers.etag)).size, urls.join(' ')).toBe(1)
+      expect(new Set(answers.map((a) => a.body)).size, urls.join(' ')).toBe(1)
+    }
+    expect((await get('/v2/tiles?x1=200&y1=200&x2=300&y2=300')).json()).toEqual({ ok: true, data: {} })
   })
 
   it('answers 304 to a matching If-None-Match or If-Modified-Since, and compresses once per encoding', async () => {
@@ -342,7 +369,7 @@ describe('a listing that expires or is taken down', () => {
 
 describe('a grid change while the atlas is in use', () => {
   it("builds the new view's atlas ahead of the next request", async () => {
-    const index = atlasIndexOf(land.grid)
+    const index = land.atlas
     expect((await get('/v2/tiles/info')).statusCode).toBe(200)
     await land.grid.refresh()
     const view = land.grid.current()
@@ -350,6 +377,22 @@ describe('a grid change while the atlas is in use', () => {
     const deadline = Date.now() + 5000
     while (!index.has(view) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10))
     expect(index.has(view)).toBe(true)
+  })
+})
+
+describe('the atlas of a view', () => {
+  it('has one version whether or not it keeps its tile rows, and makes them when /tiles asks', async () => {
+    const view = land.grid.current()
+    const kept = await AtlasView.build(view, undefined, true)
+    const notKept = await AtlasView.build(view, undefined, false)
+    expect(notKept.version).toBe(kept.version)
+    // a PNG or metadata client alone does not hold the tiles; the first /tiles request makes them
+    expect(notKept.existing('v2', {})).toBeUndefined()
+    const whole = await notKept.body('v2', {})
+    expect(whole.toBuffer().equals((await kept.body('v2', {})).toBuffer())).toBe(true)
+    const rect = parseTileFilter({ x1: '-3', y1: '-3', x2: '3', y2: '3' })
+    const sliced = await notKept.body('v2', rect)
+    expect(sliced.toBuffer().equals((await kept.body('v2', rect)).toBuffer())).toBe(true)
   })
 })
 

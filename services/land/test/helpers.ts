@@ -3,6 +3,7 @@ import type { TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { expect } from 'vitest'
 import { buildApp } from '../src/app.js'
+import { AtlasIndex } from '../src/atlas/atlas-view.js'
 import { loadConfig } from '../src/config.js'
 import { createGridIndex } from '../src/context.js'
 import type { GridIndex } from '../src/grid/grid-index.js'
@@ -12,6 +13,8 @@ import { seed } from '../src/seed.js'
 
 export interface Land extends TestService {
   grid: GridIndex
+  /** The app's atlas index (handed in, so that a test can look at it). */
+  atlas: AtlasIndex
 }
 
 /** A fresh database with the migrations, optionally the Genesis City set, the index built and the app. */
@@ -23,6 +26,7 @@ export async function startLand(
     LAND_PREWARM: 'false',
   })
   let grid: GridIndex | undefined
+  let atlas: AtlasIndex | undefined
   const service = await startTestService({
     migrationsDir,
     build: async (sql) => {
@@ -30,16 +34,20 @@ export async function startLand(
       grid = createGridIndex(sql, config)
       if (options.listen) await grid.listen()
       await grid.start()
-      return buildApp({ sql, config, context: { grid } })
+      atlas = new AtlasIndex(grid)
+      return buildApp({ sql, config, context: { grid, atlas } })
     },
   })
   await service.app.ready()
   const started = grid!
+  const atlasIndex = atlas!
   return {
     ...service,
     grid: started,
+    atlas: atlasIndex,
     close: async () => {
       await service.close()
+      atlasIndex.close()
       await started.close()
     },
   }

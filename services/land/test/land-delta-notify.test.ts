@@ -8,9 +8,9 @@ import {
   parseLandDelta,
 } from '../src/db/land-changes.js'
 import { cellIndex } from '../src/domain/geometry.js'
+import { TILE_OWNED, TILE_UNOWNED } from '../src/domain/tiles.js'
 import { GridIndex } from '../src/grid/grid-index.js'
 import { migrationsDir } from '../src/paths.js'
-import { TILE_OWNED, TILE_UNOWNED } from '../src/render/types.js'
 import { eventually } from './helpers.js'
 
 let db: TestDatabase

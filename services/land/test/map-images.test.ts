@@ -2,14 +2,9 @@ import { type App, createApp } from '@genesis/common'
 import { createTestDatabase, type TestDatabase } from '@genesis/common/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { cellIndex, GRID_SIZE } from '../src/domain/geometry.js'
+import { TILE_DISTRICT, TILE_OWNED, TILE_ROAD } from '../src/domain/tiles.js'
 import { DEFAULT_IMAGE_CACHE_BYTES, MapImageRenderer } from '../src/render/image-renderer.js'
-import {
-  type MapSnapshot,
-  type MapSource,
-  TILE_DISTRICT,
-  TILE_OWNED,
-  TILE_ROAD,
-} from '../src/render/types.js'
+import type { MapSnapshot, MapSource } from '../src/render/types.js'
 import { mapImageRoutes } from '../src/routes/map-images.js'
 
 /** A grid held in memory like the service's index: data for the routes, swapped when it "changes". */

@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { buildApp } from '../src/app.js'
 import { loadConfig } from '../src/config.js'
 import { cellIndex } from '../src/domain/geometry.js'
+import { TILE_OWNED, TILE_UNOWNED } from '../src/domain/tiles.js'
 import { GridIndex } from '../src/grid/grid-index.js'
-import { TILE_OWNED, TILE_UNOWNED } from '../src/render/types.js'
 import { eventually, type Land, startLand } from './helpers.js'
 
 let land: Land

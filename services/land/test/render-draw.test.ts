@@ -1,15 +1,9 @@
 import { createCanvas, loadImage } from '@napi-rs/canvas'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { cellIndex, GRID_SIZE } from '../src/domain/geometry.js'
+import { TILE_DISTRICT, TILE_OWNED, TILE_PLAZA, TILE_ROAD, TILE_UNOWNED } from '../src/domain/tiles.js'
 import { COLORS, frameWidth, type MapImageRequest, renderMapPng, tileGap } from '../src/render/draw.js'
-import {
-  type MapSnapshot,
-  TILE_DISTRICT,
-  TILE_OWNED,
-  TILE_PLAZA,
-  TILE_ROAD,
-  TILE_UNOWNED,
-} from '../src/render/types.js'
+import type { MapSnapshot } from '../src/render/types.js'
 import { computeViewport } from '../src/render/viewport.js'
 
 /** A grid of unowned parcels with a few placed cells: test data, drawn by the real renderer. */

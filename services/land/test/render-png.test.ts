@@ -3,6 +3,8 @@ import { createCanvas, loadImage } from '@napi-rs/canvas'
 import { describe, expect, it } from 'vitest'
 import { syntheticGrid } from '../bench/png.js'
 import { COLORS, type MapImageRequest, planMap, renderMapPng } from '../src/render/draw.js'
+import { imageBytes } from '../src/render/indexed-png.js'
+import { ScratchBuffers } from '../src/render/scratch.js'
 import { computeViewport } from '../src/render/viewport.js'
 
 /**
@@ -95,5 +97,35 @@ describe('palette PNG', () => {
     const idatAt = png.indexOf('IDAT', 0, 'latin1')
     const raw = inflateSync(png.subarray(idatAt + 4, idatAt + 4 + png.readUInt32BE(idatAt - 4)))
     expect(raw.length).toBe((64 + 1) * 40)
+  })
+
+  it('draws in reused scratch buffers: the same pixels, a dirty buffer cleared, concurrent renders apart', async () => {
+    const scratch = new ScratchBuffers(imageBytes(640, 480), 1)
+    const base = { center: { x: 0, y: 0 }, publications: true, selected: [] }
+    const big = { ...base, width: 640, height: 480, size: 9 }
+    const small = { ...base, width: 120, height: 90, size: 13, center: { x: 40, y: -7 } }
+    const expected = await Promise.all([
+      renderMapPng(grid.snapshot(), big),
+      renderMapPng(grid.snapshot(), small),
+    ])
+    // one after another: the second is drawn in the buffer the first left full of its pixels
+    expect((await renderMapPng(grid.snapshot(), big, scratch)).equals(expected[0])).toBe(true)
+    const reused = scratch.take(1)
+    scratch.give(reused)
+    expect((await renderMapPng(grid.snapshot(), small, scratch)).equals(expected[1])).toBe(true)
+    expect(scratch.take(1)).toBe(reused)
+    scratch.give(reused)
+    // at once: each gets a buffer of its own (one is kept, the other allocated)
+    const together = await Promise.all([
+      renderMapPng(grid.snapshot(), big, scratch),
+      renderMapPng(grid.snapshot(), small, scratch),
+    ])
+    expect(together[0].equals(expected[0])).toBe(true)
+    expect(together[1].equals(expected[1])).toBe(true)
+    // an image larger than the pooled size still renders, in a buffer of its own
+    const over = { ...base, width: 700, height: 500, size: 10 }
+    expect(
+      (await renderMapPng(grid.snapshot(), over, scratch)).equals(await renderMapPng(grid.snapshot(), over)),
+    ).toBe(true)
   })
 })

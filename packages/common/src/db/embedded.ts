@@ -1,5 +1,9 @@
+import { execFile } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { setFlagsFromString } from 'node:v8'
 import { PGlite } from '@electric-sql/pglite'
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm'
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket'
@@ -100,6 +104,44 @@ const embeddedInUse = (dir: string, pid: number) =>
   )
 
 /**
+ * PostgreSQL's shared buffers live inside PGlite's WebAssembly memory, which never shrinks and is touched
+ * whole at start: the default 128MB would be resident for the life of the process. A service's embedded
+ * database is small and its files sit in the operating system's page cache anyway, so a few megabytes of
+ * buffers cost no speed.
+ */
+const EMBEDDED_SHARED_BUFFERS = '16MB'
+
+/**
+ * PGlite's WebAssembly runs on V8's baseline compiler only. V8 otherwise recompiles its hot functions
+ * (PostgreSQL's parser and executor are huge) with its optimising compiler on background threads, each
+ * compilation taking tens of megabytes that the threads' allocator keeps for good, plus a pause of up to a
+ * second on the queries that trigger it; the baseline code runs an embedded database's small queries a
+ * fraction of a millisecond slower. Set before PGlite compiles its module (the flag is read then); the
+ * process runs no other WebAssembly.
+ */
+function useBaselineWasmCompiler(): void {
+  setFlagsFromString('--liftoff-only')
+}
+
+/**
+ * Creates the database files of a new data directory in a short-lived process of its own. PGlite's
+ * `initdb` runs a second WebAssembly PostgreSQL with memories of hundreds of megabytes: in the service's
+ * process they would be garbage only a full collection frees, and part of them would stay with the
+ * process's allocator for good (a first start then sat ~100 MB above any later one).
+ */
+async function initialiseInChild(dataDir: string): Promise<void> {
+  const script = `const { PGlite } = await import('@electric-sql/pglite')
+const db = await PGlite.create({ dataDir: ${JSON.stringify(resolve(dataDir))} })
+await db.close()`
+  // from this module's directory, so that the child finds the PGlite this package depends on
+  const cwd = fileURLToPath(new URL('.', import.meta.url))
+  await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
+    cwd,
+    timeout: 120_000,
+  })
+}
+
+/**
  * PGlite served on a loopback socket, so the same `postgres` client code runs against it.
  * `dataDir` undefined keeps the data in memory (used by the test fallback); a directory already open by
  * another process (or another start in this one) is refused.
@@ -111,7 +153,13 @@ export async function startEmbeddedPostgres(dataDir?: string): Promise<EmbeddedP
     unlock = lockEmbeddedDataDir(dataDir)
   }
   try {
-    const db = await PGlite.create({ dataDir, extensions: { pg_trgm } })
+    useBaselineWasmCompiler()
+    if (dataDir && !hasEmbeddedCluster(dataDir)) await initialiseInChild(dataDir)
+    const db = await PGlite.create({
+      dataDir,
+      extensions: { pg_trgm },
+      startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${EMBEDDED_SHARED_BUFFERS}`],
+    })
     const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 32 })
     try {
       await server.start()

@@ -183,10 +183,13 @@ export async function createApp(input: CreateAppOptions): Promise<App> {
       // Preflights are not counted: a refused one would hide the real answer from the browser.
       allowList: (request) =>
         request.method === 'OPTIONS' || request.url.startsWith('/health/') || request.url === '/metrics',
-      errorResponseBuilder: (_request, context) =>
-        new TooManyRequestsError(
+      errorResponseBuilder: (_request, context) => {
+        const retryAfterS = Math.max(1, Math.ceil(context.ttl / 1000))
+        return new TooManyRequestsError(
           `Rate limit exceeded: at most ${context.max} requests a minute, retry in ${context.after}`,
-        ),
+          { retryAfterS, data: { limit: context.max, retry_after_s: retryAfterS } },
+        )
+      },
     })
   }
 

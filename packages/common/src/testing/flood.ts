@@ -103,11 +103,15 @@ function send(
         res.on('end', () => {
           const text = Buffer.concat(chunks)
           let code: string | undefined
-          try {
-            const envelope = JSON.parse(text.toString('utf8')) as { ok?: boolean; code?: string }
-            if (envelope.ok === false) code = envelope.code
-          } catch {
-            // not JSON: no code
+          // only an error has a code: parsing every large answer would busy this process (and slow the
+          // liveness probe it times) with the flood's own work
+          if ((res.statusCode ?? 0) >= 400) {
+            try {
+              const envelope = JSON.parse(text.toString('utf8')) as { ok?: boolean; code?: string }
+              if (envelope.ok === false) code = envelope.code
+            } catch {
+              // not JSON: no code
+            }
           }
           const retryAfter = res.headers['retry-after']
           resolve({

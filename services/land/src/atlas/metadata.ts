@@ -1,24 +1,8 @@
 import { cellIndex } from '../domain/geometry.js'
 import { encodeTokenId } from '../domain/token-id.js'
 import type { GridView } from '../grid/view.js'
+import type { MetadataAttribute, TokenMetadata } from '../schemas/atlas.js'
 import type { ParcelTags } from '../schemas/resources.js'
-
-export interface MetadataAttribute {
-  trait_type: string
-  value: number
-  display_type: 'number'
-}
-
-/** ERC-721 metadata, as atlas-server writes it for LAND and estates. */
-export interface TokenMetadata {
-  id: string
-  name: string
-  description: string
-  image: string
-  external_url: string
-  attributes: MetadataAttribute[]
-  background_color: string
-}
 
 // atlas-server's image size for token metadata.
 const IMAGE_QUERY = 'size=24&width=1024&height=1024'

@@ -1,58 +1,9 @@
-import { cellIndex, GRID_MAX, GRID_MIN, GRID_SIZE } from '../domain/geometry.js'
+import { CELL_COUNT, cellIndex, GRID_MAX, GRID_MIN } from '../domain/geometry.js'
+import { TILE_DISTRICT, TILE_OWNED, TILE_PLAZA, TILE_ROAD, TILE_UNOWNED } from '../domain/tiles.js'
 import { encodeTokenId } from '../domain/token-id.js'
+import { cellsOf, type Rect } from '../grid/json-rows.js'
 import type { GridView } from '../grid/view.js'
-import { TILE_DISTRICT, TILE_OWNED, TILE_PLAZA, TILE_ROAD, TILE_UNOWNED } from '../render/types.js'
-
-/** Every field a tile may have, in the order they are written (atlas-server's names). */
-export const TILE_FIELDS = [
-  'id',
-  'x',
-  'y',
-  'type',
-  'name',
-  'top',
-  'left',
-  'topLeft',
-  'updatedAt',
-  'owner',
-  'estateId',
-  'tokenId',
-  'price',
-] as const
-export type TileField = (typeof TILE_FIELDS)[number]
-const FIELD_SET: ReadonlySet<string> = new Set(TILE_FIELDS)
-
-export type TileType = 'owned' | 'unowned' | 'plaza' | 'road' | 'district'
-
-export interface Tile {
-  id: string
-  x: number
-  y: number
-  type: TileType
-  name: string
-  top: boolean
-  left: boolean
-  topLeft: boolean
-  updatedAt: number
-  owner?: string
-  estateId?: string
-  tokenId?: string
-  price?: number
-}
-
-/** The /v1/tiles shape decentraland-ui's Atlas reads: numeric types, flags present only when set. */
-export interface LegacyTile {
-  type?: number
-  x?: number
-  y?: number
-  top?: 1
-  left?: 1
-  topLeft?: 1
-  owner?: string
-  name?: string
-  estate_id?: string
-  price?: number
-}
+import { type LegacyTile, TILE_FIELDS, type Tile, type TileField, type TileType } from '../schemas/atlas.js'
 
 /** The legacy numbers (Atlas colours by them); a listing outranks the kind of land. */
 export const LEGACY_TYPE = {
@@ -74,81 +25,73 @@ const TYPE_OF_KIND: Record<number, TileType> = {
 
 const inGrid = (x: number, y: number) => x >= GRID_MIN && x <= GRID_MAX && y >= GRID_MIN && y <= GRID_MAX
 
-// Token ids depend on the coordinates alone: made once per process, shared by every view.
-let tokenIds: string[] | undefined
-function tokenIdOf(x: number, y: number): string {
-  if (!tokenIds) {
-    tokenIds = new Array<string>(GRID_SIZE * GRID_SIZE)
-    for (let cy = GRID_MIN; cy <= GRID_MAX; cy++)
-      for (let cx = GRID_MIN; cx <= GRID_MAX; cx++)
-        tokenIds[cellIndex(cx, cy)] = encodeTokenId(cx, cy).toString()
-  }
-  return tokenIds[cellIndex(x, y)]!
-}
-
 const millis = (iso: string | null | undefined) => (iso ? Date.parse(iso) || 0 : 0)
 
 /**
- * Every tile of the view by cell index. Joined flags come from the same groups the PNG renderer joins
- * by (one per estate, per district, one for the roads, one for the plazas), so both draw the same shapes.
+ * The tiles of row `y` from `fromX` to `toX`, west to east. Joined flags come from the same groups the PNG
+ * renderer joins by (one per estate, per district, one for the roads, one for the plazas), so both draw
+ * the same shapes. Tiles are made when an answer is serialised and not kept: the serialised rows are.
  */
-export function buildTiles(view: GridView): Tile[] {
-  const tiles = new Array<Tile>(view.data.cells.length)
-  buildTileRows(view, tiles, GRID_MIN, GRID_MAX)
-  return tiles
-}
-
-/** The tiles of rows `fromY`..`toY` into `tiles` (so that a caller can build the grid in slices). */
-export function buildTileRows(view: GridView, tiles: Tile[], fromY: number, toY: number): void {
-  const { cells, estates, districts } = view.data
+export function tilesOfRow(view: GridView, y: number, fromX = GRID_MIN, toX = GRID_MAX): Tile[] {
+  const { cells, estates } = view.data
   const { kind, group } = view
-  const districtNames = new Map(districts.map((d) => [d.id, d.name]))
+  const districtNames = districtNamesOf(view)
   const joined = (i: number, x: number, y: number) => {
     if (!inGrid(x, y)) return false
     const j = cellIndex(x, y)
     return group[i] !== 0 && group[j] === group[i] && kind[j] === kind[i]
   }
-  for (let y = fromY; y <= toY; y++) {
-    for (let x = GRID_MIN; x <= GRID_MAX; x++) {
-      const i = cellIndex(x, y)
-      const cell = cells[i]!
-      const type = TYPE_OF_KIND[kind[i]!] ?? 'unowned'
-      const estate = cell.estate_id === null ? undefined : estates.get(cell.estate_id)
-      const publication =
-        view.publication('parcel', `${x},${y}`) ??
-        (cell.estate_id === null ? null : view.publication('estate', cell.estate_id))
-      const special =
-        type === 'road'
-          ? 'Road'
-          : type === 'plaza'
-            ? 'Plaza'
-            : type === 'district'
-              ? (districtNames.get(cell.district_id ?? '') ?? '')
-              : ''
-      const tile: Tile = {
-        id: `${x},${y}`,
-        x,
-        y,
-        type,
-        name: estate?.name || cell.name || special,
-        top: joined(i, x, y + 1),
-        left: joined(i, x - 1, y),
-        topLeft: joined(i, x - 1, y + 1),
-        updatedAt: Math.max(
-          millis(cell.last_transferred_at),
-          millis(estate?.last_transferred_at),
-          publication ? (publication.block_time_updated_at ?? publication.block_time_created_at) : 0,
-        ),
-      }
-      const owner = estate?.owner ?? cell.owner
-      if (owner) tile.owner = owner
-      if (cell.estate_id !== null) tile.estateId = cell.estate_id
+  const tiles = new Array<Tile>(toX - fromX + 1)
+  for (let x = fromX; x <= toX; x++) {
+    const i = cellIndex(x, y)
+    const cell = cells[i]!
+    const type = TYPE_OF_KIND[kind[i]!] ?? 'unowned'
+    const estate = cell.estate_id === null ? undefined : estates.get(cell.estate_id)
+    const publication =
+      view.publication('parcel', `${x},${y}`) ??
+      (cell.estate_id === null ? null : view.publication('estate', cell.estate_id))
+    const special =
+      type === 'road'
+        ? 'Road'
+        : type === 'plaza'
+          ? 'Plaza'
+          : type === 'district'
+            ? (districtNames.get(cell.district_id ?? '') ?? '')
+            : ''
+    const owner = estate?.owner ?? cell.owner
+    // Every field set at once, absent ones undefined: one shape for all tiles (JSON leaves them out).
+    tiles[x - fromX] = {
+      id: `${x},${y}`,
+      x,
+      y,
+      type,
+      name: estate?.name || cell.name || special,
+      top: joined(i, x, y + 1),
+      left: joined(i, x - 1, y),
+      topLeft: joined(i, x - 1, y + 1),
+      updatedAt: Math.max(
+        millis(cell.last_transferred_at),
+        millis(estate?.last_transferred_at),
+        publication ? (publication.block_time_updated_at ?? publication.block_time_created_at) : 0,
+      ),
+      owner: owner || undefined,
+      estateId: cell.estate_id ?? undefined,
       // Unowned land was never minted: it has no token yet.
-      if (owner) tile.tokenId = tokenIdOf(x, y)
-      if (publication) tile.price = Number(publication.price)
-      tiles[i] = tile
+      tokenId: owner ? encodeTokenId(x, y).toString() : undefined,
+      price: publication ? Number(publication.price) : undefined,
     }
   }
+  return tiles
+}
+
+const districtNameCache = new WeakMap<GridView, Map<string, string>>()
+function districtNamesOf(view: GridView): Map<string, string> {
+  let names = districtNameCache.get(view)
+  if (!names) {
+    names = new Map(view.data.districts.map((d) => [d.id, d.name]))
+    districtNameCache.set(view, names)
+  }
+  return names
 }
 
 /** A whole tile's JSON, written by hand: the same bytes as JSON.stringify, in a fraction of the time. */
@@ -193,13 +136,6 @@ export function pickFields(tile: Tile, fields: readonly TileField[]): Partial<Ti
   return out as Partial<Tile>
 }
 
-export interface TileRect {
-  minX: number
-  minY: number
-  maxX: number
-  maxY: number
-}
-
 export interface TileQuery {
   x1?: string
   y1?: string
@@ -209,11 +145,18 @@ export interface TileQuery {
   exclude?: string
 }
 
-/** What a /tiles query asks for, in one canonical form; undefined parts mean "all". */
+/**
+ * What a /tiles query asks for, in one canonical form: every spelling of one answer (corners in any
+ * order or beyond the grid, fields in any order, repeated, or the whole set) has the same filter, so
+ * they share one cache entry and one ETag. Undefined parts mean "all".
+ */
 export interface TileFilter {
-  rect?: TileRect
+  rect?: Rect
   fields?: TileField[]
 }
+
+/** Every rectangle outside the grid, in one spelling. */
+const EMPTY_RECT: Rect = { minX: 0, minY: 0, maxX: -1, maxY: -1 }
 
 // atlas-server's test: a non-empty value that `+value` turns into a number (Infinity included).
 const asNumber = (value: string | undefined) => {
@@ -222,35 +165,41 @@ const asNumber = (value: string | undefined) => {
   return Number.isNaN(n) ? undefined : n
 }
 
-const fieldList = (value: string) =>
-  [...new Set(value.split(',').filter((f) => FIELD_SET.has(f)))] as TileField[]
+const namesIn = (value: string) => new Set(value.split(','))
 
 /**
  * The query as atlas-server reads it: the rectangle only when all four corners are numbers (any corner
  * order), `include` (those fields) winning over `exclude` (all but those), unknown field names ignored.
+ * Fields come out in the tile's own order, whatever order they were asked in.
  */
 export function parseTileFilter(query: TileQuery): TileFilter {
   const filter: TileFilter = {}
   const [x1, y1, x2, y2] = [query.x1, query.y1, query.x2, query.y2].map(asNumber)
   if (x1 !== undefined && y1 !== undefined && x2 !== undefined && y2 !== undefined) {
     // Whole parcels only, and nothing beyond the grid: a rectangle outside it is empty.
-    filter.rect = {
+    const rect = {
       minX: Math.max(GRID_MIN, Math.ceil(Math.min(x1, x2))),
       maxX: Math.min(GRID_MAX, Math.floor(Math.max(x1, x2))),
       minY: Math.max(GRID_MIN, Math.ceil(Math.min(y1, y2))),
       maxY: Math.min(GRID_MAX, Math.floor(Math.max(y1, y2))),
     }
+    if (cellsOf(rect) === 0) filter.rect = EMPTY_RECT
+    else if (cellsOf(rect) < CELL_COUNT) filter.rect = rect
   }
+  let fields: TileField[] | undefined
   if (query.include) {
-    filter.fields = fieldList(query.include)
+    const included = namesIn(query.include)
+    fields = TILE_FIELDS.filter((f) => included.has(f))
   } else if (query.exclude) {
-    const excluded = new Set(query.exclude.split(','))
-    filter.fields = TILE_FIELDS.filter((f) => !excluded.has(f))
+    const excluded = namesIn(query.exclude)
+    fields = TILE_FIELDS.filter((f) => !excluded.has(f))
   }
+  // An empty rectangle is one answer whatever its fields.
+  if (fields && fields.length < TILE_FIELDS.length && filter.rect !== EMPTY_RECT) filter.fields = fields
   return filter
 }
 
-/** A key equal for every query that asks for the same answer. */
+/** The filter's cache key: equal for equal filters. */
 export function filterKey(filter: TileFilter): string {
   const { rect, fields } = filter
   const area = rect ? `${rect.minX},${rect.minY},${rect.maxX},${rect.maxY}` : '*'

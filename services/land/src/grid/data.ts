@@ -7,7 +7,7 @@ import {
 } from '../db/rows.js'
 import { PLAZA_DISTRICT_ID, ROAD_DISTRICT_ID } from '../domain/constants.js'
 import { CELL_COUNT, cellIndex, GRID_MAX, GRID_MIN, GRID_SIZE } from '../domain/geometry.js'
-import { TILE_DISTRICT, TILE_OWNED, TILE_PLAZA, TILE_ROAD, TILE_UNOWNED } from '../render/types.js'
+import { TILE_DISTRICT, TILE_OWNED, TILE_PLAZA, TILE_ROAD, TILE_UNOWNED } from '../domain/tiles.js'
 import type { District, ParcelTags } from '../schemas/resources.js'
 import { computeProximityTags, type ProximitySource } from './proximity.js'
 
@@ -86,9 +86,31 @@ export function groupsOf(
   return group
 }
 
+/**
+ * One string per distinct value: the database hands every row its own copy of an owner's address or a
+ * district's id, and a grid of 90,601 parcels repeats a few thousand of them (megabytes of the heap).
+ */
+function interning() {
+  const seen = new Map<string, string>()
+  return (value: string | null): string | null => {
+    if (value === null) return null
+    const kept = seen.get(value)
+    if (kept !== undefined) return kept
+    seen.set(value, value)
+    return value
+  }
+}
+
 export function buildGridData(input: GridInput): GridData {
   const cells: ParcelRecord[] = new Array(CELL_COUNT)
-  for (const parcel of input.parcels) cells[cellIndex(parcel.x, parcel.y)] = parcel
+  const intern = interning()
+  for (const parcel of input.parcels) {
+    parcel.owner = intern(parcel.owner)
+    parcel.auction_owner = intern(parcel.auction_owner)
+    parcel.district_id = intern(parcel.district_id)
+    parcel.estate_id = intern(parcel.estate_id)
+    cells[cellIndex(parcel.x, parcel.y)] = parcel
+  }
   for (let y = GRID_MIN; y <= GRID_MAX; y++) {
     for (let x = GRID_MIN; x <= GRID_MAX; x++) {
       const i = cellIndex(x, y)

@@ -4,55 +4,44 @@ import { assetKey, type PublicationRecord } from '../db/rows.js'
 import { CELL_COUNT, cellIndex, cellOfParcelId, GRID_MAX, GRID_MIN, GRID_SIZE } from '../domain/geometry.js'
 import type { MapSnapshot } from '../render/types.js'
 import type { GridData } from './data.js'
+import {
+  cellsOf,
+  type JsonRow,
+  jsonRow,
+  type Rect,
+  ROWS_PER_SLICE,
+  rectSlices,
+  rowSlice,
+  yieldToLoop,
+} from './json-rows.js'
 import { ByteLru, CachedBody } from './map-body.js'
 import { activePublication } from './records.js'
 import { toEstate, toParcel } from './serialize.js'
 
-export interface Rect {
-  minX: number
-  minY: number
-  maxX: number
-  maxY: number
-}
+export type { Rect }
 
-const MAP_CACHE_BYTES = 96 * 1024 * 1024
-/** `{"ok":true,"data":` and `}` around each parcel's JSON. */
-const ENVELOPE_TAIL = 1
-const ENVELOPE_HEAD = Buffer.byteLength(okJson('')) - ENVELOPE_TAIL
-const COMMA = Buffer.from(',')
+/** `/map` answers of rectangles kept per view, by the bytes they hold of their own (README "Capacity"). */
+export const MAP_CACHE_BYTES = 32 * 1024 * 1024
+const ENVELOPE_HEAD = Buffer.from(okJson('').slice(0, -1))
+const ENVELOPE_TAIL = Buffer.from('}')
+const MAP_HEAD = Buffer.from(okJson('{"assets":{"parcels":[').slice(0, -1))
 
 /**
- * Every parcel's `{ ok, data }` answer, one Buffer per row of the grid with the row's offsets: the whole
- * grid serialised as a few hundred objects, off the V8 heap (one cached string per parcel nearly doubled
- * the heap the garbage collector walks, BENCHMARKS.md, session 2). By rows so that a later view shares the
- * rows nothing changed in, by reference: copying the grid's 37 MB for every block took 0.3–0.9 s here.
+ * Every parcel's JSON, one buffer per row of the grid (JsonRow): the whole grid serialised as a few
+ * hundred objects, off the V8 heap (one cached string per parcel nearly doubled the heap the garbage
+ * collector walks). A parcel's answer is its slice in an envelope, and a `/map` rectangle is one slice per
+ * row, so the whole-grid `/map` costs no second copy. By rows so that a later view shares the rows nothing
+ * changed in, by reference: copying the grid's JSON for every block would cost a large part of a second.
  */
 class ParcelAnswers {
-  constructor(
-    /** Row r holds the cells of y = r + GRID_MIN, west to east (cellIndex order). */
-    readonly rows: Buffer[],
-    /** Per row, the start of each cell's answer in it, and the row's length last. */
-    readonly offsets: Uint32Array[],
-  ) {}
-
-  envelope(i: number): Buffer {
-    const row = Math.floor(i / GRID_SIZE)
-    const col = i - row * GRID_SIZE
-    const offsets = this.offsets[row]!
-    return this.rows[row]!.subarray(offsets[col], offsets[col + 1])
-  }
+  /** rows[r] holds the cells of y = r + GRID_MIN. */
+  constructor(readonly rows: JsonRow[]) {}
 
   json(i: number): Buffer {
-    const envelope = this.envelope(i)
-    return envelope.subarray(ENVELOPE_HEAD, envelope.length - ENVELOPE_TAIL)
+    const r = Math.floor(i / GRID_SIZE)
+    const x = i - r * GRID_SIZE + GRID_MIN
+    return rowSlice(this.rows[r]!, x, x)
   }
-}
-
-/** One row's answers as a ParcelAnswers row. */
-function answerRow(parts: Buffer[]): { row: Buffer; offsets: Uint32Array } {
-  const offsets = new Uint32Array(parts.length + 1)
-  for (let c = 0; c < parts.length; c++) offsets[c + 1] = (offsets[c] as number) + parts[c]!.length
-  return { row: Buffer.concat(parts, offsets[parts.length]), offsets }
 }
 
 /**
@@ -77,6 +66,10 @@ export class GridView implements MapSnapshot {
   reserialised: number | undefined
   private readonly estateJsonCache = new Map<string, string>()
   private readonly mapCache = new ByteLru<CachedBody>(MAP_CACHE_BYTES)
+  /** Answers being built, so that concurrent requests for one rectangle share the work. */
+  private readonly mapBuilds = new Map<string, Promise<CachedBody>>()
+  /** The whole-grid `/map`, kept apart from the bounded cache: prewarm makes it, no rectangle evicts it. */
+  private wholeMap: CachedBody | undefined
   private districtsBody: CachedBody | undefined
 
   constructor(
@@ -122,11 +115,10 @@ export class GridView implements MapSnapshot {
     return this.parcelAnswers?.json(cellIndex(x, y)) ?? Buffer.from(JSON.stringify(this.parcel(x, y)))
   }
 
-  /** `{ ok, data: parcel }` as bytes, ready to send: once prewarmed, the single-parcel read does no work. */
+  /** `{ ok, data: parcel }` as bytes, ready to send: once prewarmed, the single-parcel read serialises nothing. */
   parcelEnvelope(x: number, y: number): Buffer {
-    return (
-      this.parcelAnswers?.envelope(cellIndex(x, y)) ?? Buffer.from(okJson(JSON.stringify(this.parcel(x, y))))
-    )
+    const json = this.parcelJson(x, y)
+    return Buffer.concat([ENVELOPE_HEAD, json, ENVELOPE_TAIL], json.length + ENVELOPE_HEAD.length + 1)
   }
 
   estate(id: string) {
@@ -145,31 +137,63 @@ export class GridView implements MapSnapshot {
     return json
   }
 
-  /** `{ ok, data: { assets: { parcels, estates }, total } }` for a rectangle, north to south, west to east. */
-  mapBody(rect: Rect): CachedBody {
-    const key = `${rect.minX},${rect.minY},${rect.maxX},${rect.maxY}`
-    let body = this.mapCache.get(key)
-    if (body) return body
-    const chunks: Buffer[] = [Buffer.from(okJson('{"assets":{"parcels":[').slice(0, -1))]
+  /** The rectangle's `/map` answer if it is made already, or being made for another request. */
+  existingMapBody(rect: Rect): CachedBody | Promise<CachedBody> | undefined {
+    if (isWholeGrid(rect) && this.wholeMap) return this.wholeMap
+    const key = rectKey(rect)
+    return this.mapCache.get(key) ?? this.mapBuilds.get(key)
+  }
+
+  /**
+   * `{ ok, data: { assets: { parcels, estates }, total } }` for a rectangle, north to south, west to east.
+   * Once prewarmed, the parcels are slices of the rows (no copy); before, they are serialised here, in
+   * slices of rows that yield to the event loop. Concurrent requests for one rectangle share one build.
+   */
+  mapBody(rect: Rect): Promise<CachedBody> {
+    const made = this.existingMapBody(rect)
+    if (made) return Promise.resolve(made)
+    const key = rectKey(rect)
+    const building = this.buildMapBody(rect).finally(() => this.mapBuilds.delete(key))
+    this.mapBuilds.set(key, building)
+    return building
+  }
+
+  private async buildMapBody(rect: Rect): Promise<CachedBody> {
+    const answers = this.parcelAnswers
+    const slices = await rectSlices(
+      rect,
+      (y) =>
+        answers
+          ? rowSlice(answers.rows[y - GRID_MIN]!, rect.minX, rect.maxX)
+          : Buffer.from(this.rowParcelsJson(y, rect.minX, rect.maxX)),
+      answers === undefined,
+    )
     const estates: string[] = []
     const seen = new Set<string>()
-    let parcels = 0
     for (let y = rect.maxY; y >= rect.minY; y--) {
       for (let x = rect.minX; x <= rect.maxX; x++) {
-        if (parcels++ > 0) chunks.push(COMMA)
-        chunks.push(this.parcelJson(x, y))
         const estateId = this.data.cells[cellIndex(x, y)]!.estate_id
-        if (estateId !== null && !seen.has(estateId)) {
-          seen.add(estateId)
-          const json = this.estateJson(estateId)
-          if (json !== undefined) estates.push(json)
-        }
+        if (estateId === null || seen.has(estateId)) continue
+        seen.add(estateId)
+        const json = this.estateJson(estateId)
+        if (json !== undefined) estates.push(json)
       }
     }
-    chunks.push(Buffer.from(`],"estates":[${estates.join(',')}]},"total":${parcels + estates.length}}}`))
-    body = new CachedBody(Buffer.concat(chunks))
-    this.mapCache.set(key, body)
+    const tail = Buffer.from(
+      `],"estates":[${estates.join(',')}]},"total":${cellsOf(rect) + estates.length}}}`,
+    )
+    const shared = answers ? slices.reduce((n, slice) => n + slice.length, 0) : 0
+    const body = new CachedBody([MAP_HEAD, ...slices, tail], shared)
+    if (isWholeGrid(rect)) this.wholeMap = body
+    else this.mapCache.set(rectKey(rect), body)
     return body
+  }
+
+  /** The JSON of parcels `fromX`..`toX` of row `y`, comma-separated. */
+  private rowParcelsJson(y: number, fromX: number, toX: number): string {
+    const parts = new Array<string>(toX - fromX + 1)
+    for (let x = fromX; x <= toX; x++) parts[x - fromX] = JSON.stringify(this.parcel(x, y))
+    return parts.join(',')
   }
 
   /** True once every parcel's answer is serialised (by prewarm). */
@@ -195,27 +219,26 @@ export class GridView implements MapSnapshot {
     else if (!(await this.serialiseAll(stillCurrent))) return
     if (wholeMapDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, wholeMapDelayMs).unref())
     if (!stillCurrent()) return
-    const whole = this.mapBody(WHOLE_GRID)
+    const whole = await this.mapBody(WHOLE_GRID)
     await whole.encoded('gzip')
     if (stillCurrent()) await whole.encoded('br')
   }
 
   private async serialiseAll(stillCurrent: () => boolean): Promise<boolean> {
-    const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve))
-    const rows = new Array<Buffer>(GRID_SIZE)
-    const offsets = new Array<Uint32Array>(GRID_SIZE)
+    const rows = new Array<JsonRow>(GRID_SIZE)
     for (let y = GRID_MAX; y >= GRID_MIN; y--) {
       if (!stillCurrent()) return false
-      const parts = new Array<Buffer>(GRID_SIZE)
-      for (let x = GRID_MIN; x <= GRID_MAX; x++)
-        parts[x - GRID_MIN] = Buffer.from(okJson(JSON.stringify(this.parcel(x, y))))
-      const made = answerRow(parts)
-      rows[y - GRID_MIN] = made.row
-      offsets[y - GRID_MIN] = made.offsets
-      if (y % 8 === 0) await yieldToLoop()
+      rows[y - GRID_MIN] = jsonRow(this.rowParts(y))
+      if (y % ROWS_PER_SLICE === 0) await yieldToLoop()
     }
-    this.parcelAnswers = new ParcelAnswers(rows, offsets)
+    this.parcelAnswers = new ParcelAnswers(rows)
     return stillCurrent()
+  }
+
+  private rowParts(y: number): string[] {
+    const parts = new Array<string>(GRID_SIZE)
+    for (let x = GRID_MIN; x <= GRID_MAX; x++) parts[x - GRID_MIN] = JSON.stringify(this.parcel(x, y))
+    return parts
   }
 
   /**
@@ -242,25 +265,22 @@ export class GridView implements MapSnapshot {
     markPublications(previous.active, this.active)
 
     const rows = before.rows.slice()
-    const offsets = before.offsets.slice()
     let reserialised = 0
     for (let row = 0; row < GRID_SIZE; row++) {
       const first = row * GRID_SIZE
       if (changed.subarray(first, first + GRID_SIZE).indexOf(1) === -1) continue
-      const parts = new Array<Buffer>(GRID_SIZE)
+      const parts = new Array<string | Buffer>(GRID_SIZE)
       for (let col = 0; col < GRID_SIZE; col++) {
         const i = first + col
         if (changed[i]) {
-          parts[col] = Buffer.from(okJson(JSON.stringify(this.parcelAt(i))))
+          parts[col] = JSON.stringify(this.parcelAt(i))
           reserialised++
-        } else parts[col] = before.envelope(i)
+        } else parts[col] = before.json(i)
       }
-      const made = answerRow(parts)
-      rows[row] = made.row
-      offsets[row] = made.offsets
+      rows[row] = jsonRow(parts)
     }
     this.reserialised = reserialised
-    return new ParcelAnswers(rows, offsets)
+    return new ParcelAnswers(rows)
   }
 
   districts(): CachedBody {
@@ -270,3 +290,9 @@ export class GridView implements MapSnapshot {
 }
 
 export const WHOLE_GRID: Rect = { minX: GRID_MIN, minY: GRID_MIN, maxX: GRID_MAX, maxY: GRID_MAX }
+
+/** One key per rectangle (its bounds are ordered and within the grid already). */
+export const rectKey = (rect: Rect) => `${rect.minX},${rect.minY},${rect.maxX},${rect.maxY}`
+
+const isWholeGrid = (rect: Rect) =>
+  rect.minX <= GRID_MIN && rect.minY <= GRID_MIN && rect.maxX >= GRID_MAX && rect.maxY >= GRID_MAX

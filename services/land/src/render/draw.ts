@@ -1,7 +1,9 @@
 import { type Cell, cellIndex, GRID_MAX, GRID_MIN } from '../domain/geometry.js'
-import { encodeIndexedPng, type IndexedImage, paletteBytes } from './indexed-png.js'
-import { type MapSnapshot, TILE_DISTRICT, TILE_OWNED, TILE_PLAZA, TILE_ROAD, TILE_UNOWNED } from './types.js'
-import { assertParcelLimit, computeViewport, type Viewport } from './viewport.js'
+import { TILE_DISTRICT, TILE_OWNED, TILE_PLAZA, TILE_ROAD, TILE_UNOWNED } from '../domain/tiles.js'
+import { blankImage, encodeIndexedPng, type IndexedImage, imageBytes, paletteBytes } from './indexed-png.js'
+import type { ScratchBuffers } from './scratch.js'
+import type { MapSnapshot } from './types.js'
+import { assertParcelLimit, computeViewport, MAX_PIXELS, type Viewport } from './viewport.js'
 
 /** Decentraland's atlas colours, so that the PNGs look like the atlas's maps. */
 export const COLORS = {
@@ -87,7 +89,8 @@ export class RectBatches {
 
   /** Fills every rectangle, clipped to the image, one paint after another in `order`. */
   flush(image: IndexedImage, order: readonly number[]): void {
-    const { width, height, pixels } = image
+    const { width, height, rows } = image
+    const stride = width + 1
     for (const paint of order) {
       const rects = this.batches[paint]!
       const index = paint + 1
@@ -97,7 +100,8 @@ export class RectBatches {
         if (x1 <= x0) continue
         const y0 = Math.max(0, rects[i + 1]!)
         const y1 = Math.min(height, rects[i + 1]! + rects[i + 3]!)
-        for (let y = y0; y < y1; y++) pixels.fill(index, y * width + x0, y * width + x1)
+        // each row starts with its filter byte, then the pixels
+        for (let y = y0; y < y1; y++) rows.fill(index, y * stride + 1 + x0, y * stride + 1 + x1)
       }
     }
   }
@@ -242,20 +246,41 @@ export function planMap(snapshot: MapSnapshot, viewport: Viewport, options: Draw
   return batches
 }
 
-/** The viewport's pixels as palette indices (0, the background, where no tile is drawn). */
-export function drawMap(snapshot: MapSnapshot, viewport: Viewport, options: DrawOptions): IndexedImage {
-  const image: IndexedImage = {
-    width: viewport.width,
-    height: viewport.height,
-    pixels: new Uint8Array(viewport.width * viewport.height),
-  }
+/**
+ * The viewport's pixels as palette indices (0, the background, where no tile is drawn), drawn into
+ * `scratch` (at least (width + 1) × height bytes) when given.
+ */
+export function drawMap(
+  snapshot: MapSnapshot,
+  viewport: Viewport,
+  options: DrawOptions,
+  scratch?: Buffer,
+): IndexedImage {
+  const image = blankImage(viewport.width, viewport.height, scratch)
   planMap(snapshot, viewport, options).flush(image, DRAW_ORDER)
   return image
 }
 
-/** Draws the map for one image request and encodes it as PNG (encoding runs off the event loop). */
-export async function renderMapPng(snapshot: MapSnapshot, request: MapImageRequest): Promise<Buffer> {
+/**
+ * Draws the map for one image request and encodes it as PNG (encoding runs off the event loop). The
+ * image is drawn in a buffer of `scratch` when given, handed back once encoded: the renders in flight
+ * share a few buffers rather than leave megabytes for the garbage collector after each one.
+ */
+export async function renderMapPng(
+  snapshot: MapSnapshot,
+  request: MapImageRequest,
+  scratch?: ScratchBuffers,
+): Promise<Buffer> {
   const viewport = computeViewport(request)
   assertParcelLimit(viewport)
-  return encodeIndexedPng(drawMap(snapshot, viewport, request), PALETTE)
+  // The routes fit every image to the budget first; this guards the memory a render may take.
+  if (viewport.width * viewport.height > MAX_PIXELS) {
+    throw new Error(`a ${viewport.width}×${viewport.height} image is over the pixel budget of ${MAX_PIXELS}`)
+  }
+  const buffer = scratch?.take(imageBytes(viewport.width, viewport.height))
+  try {
+    return await encodeIndexedPng(drawMap(snapshot, viewport, request, buffer), PALETTE)
+  } finally {
+    if (buffer) scratch?.give(buffer)
+  }
 }

@@ -1,9 +1,13 @@
+import type { Admission } from '@genesis/common'
 import type { Cell } from '../domain/geometry.js'
 import { type MapImageRequest, renderMapPng } from './draw.js'
 import { ImageCache } from './image-cache.js'
+import { ScratchBuffers } from './scratch.js'
 import type { MapSnapshot } from './types.js'
+import { MAX_PIXELS, MAX_SIDE } from './viewport.js'
 
-export const DEFAULT_IMAGE_CACHE_BYTES = 32 * 1024 * 1024
+/** Rendered PNGs kept (README "Capacity"): a city-wide 2048² image is a few hundred kilobytes. */
+export const DEFAULT_IMAGE_CACHE_BYTES = 16 * 1024 * 1024
 /** Request URLs remembered for the fast path: at most this many, each at most this long. */
 const MAX_REMEMBERED_URLS = 4096
 const MAX_REMEMBERED_URL_LENGTH = 512
@@ -42,14 +46,24 @@ interface RememberedUrl {
 /**
  * Renders PNGs once per data version and parameters: an LRU of finished images, one render per key in
  * flight, and the URLs already answered, so that a repeated URL skips parsing, validation and hashing.
+ * With an admission bound, a render that no other request is already making waits for its turn (and a
+ * flood of new images is refused with 503 rather than drawn all at once).
  */
 export class MapImageRenderer {
   private readonly cache: ImageCache
   private readonly inFlight = new Map<string, Promise<Buffer>>()
   private readonly urls = new Map<string, RememberedUrl>()
+  /** One image of the pixel budget per render that may run at once: every image fits in (w + 1) × h bytes. */
+  private readonly scratch: ScratchBuffers
 
-  constructor(maxCacheBytes = DEFAULT_IMAGE_CACHE_BYTES) {
+  /** `scratchKept`: image buffers kept for reuse, one per render that may run at once. */
+  constructor(
+    maxCacheBytes = DEFAULT_IMAGE_CACHE_BYTES,
+    private readonly admission?: Admission,
+    scratchKept = 2,
+  ) {
     this.cache = new ImageCache(maxCacheBytes)
+    this.scratch = new ScratchBuffers(MAX_PIXELS + MAX_SIDE, scratchKept)
   }
 
   get cachedBytes(): number {
@@ -84,7 +98,8 @@ export class MapImageRenderer {
     if (cached) return cached
     const pending = this.inFlight.get(fullKey)
     if (pending) return pending
-    const rendering = renderMapPng(snapshot, request)
+    const render = () => renderMapPng(snapshot, request, this.scratch)
+    const rendering = (this.admission ? this.admission.run(render) : render())
       .then((png) => {
         // Only keep it if the data did not move on while it was being encoded.
         if (this.cache.version === snapshot.version) this.cache.set(fullKey, png)

@@ -12,11 +12,25 @@ const COLOR_TYPE_INDEXED = 3
  */
 const DEFLATE_LEVEL = 6
 
-/** One pixel per byte, each a palette index; row-major from the top-left corner. */
+/**
+ * One pixel per byte, each a palette index, row by row from the top-left corner; each row starts with
+ * its PNG filter byte (0, "none"), so the buffer is the PNG's image data as it is compressed, no copy.
+ */
 export interface IndexedImage {
   width: number
   height: number
-  pixels: Uint8Array
+  /** (width + 1) × height bytes. */
+  rows: Buffer
+}
+
+/** The bytes of an image's rows. */
+export const imageBytes = (width: number, height: number) => (width + 1) * height
+
+/** An image of background (index 0, and filter 0 on every row), in `scratch` when given. */
+export function blankImage(width: number, height: number, scratch?: Buffer): IndexedImage {
+  const bytes = imageBytes(width, height)
+  const rows = scratch ? scratch.subarray(0, bytes).fill(0) : Buffer.alloc(bytes)
+  return { width, height, rows }
 }
 
 function chunk(type: string, data: Uint8Array): Buffer {
@@ -40,19 +54,13 @@ export function paletteBytes(colors: readonly string[]): Buffer {
  * filter "none" on every row (recommended for palette images); deflate runs on libuv's pool.
  */
 export async function encodeIndexedPng(image: IndexedImage, palette: Buffer): Promise<Buffer> {
-  const { width, height, pixels } = image
-  const raw = Buffer.allocUnsafe((width + 1) * height)
-  for (let y = 0; y < height; y++) {
-    const o = y * (width + 1)
-    raw[o] = 0
-    raw.set(pixels.subarray(y * width, (y + 1) * width), o + 1)
-  }
+  const { width, height, rows } = image
   const header = Buffer.alloc(13)
   header.writeUInt32BE(width, 0)
   header.writeUInt32BE(height, 4)
   header[8] = 8
   header[9] = COLOR_TYPE_INDEXED
-  const idat = await deflateAsync(raw, { level: DEFLATE_LEVEL })
+  const idat = await deflateAsync(rows, { level: DEFLATE_LEVEL })
   return Buffer.concat([
     SIGNATURE,
     chunk('IHDR', header),

@@ -5,17 +5,10 @@ import type { Cell } from '../domain/geometry.js'
  * Cells are indexed as domain/geometry.ts lays them out.
  */
 
-/** Tile kinds, one per cell in MapSnapshot.kind. */
-export const TILE_UNOWNED = 0
-export const TILE_OWNED = 1
-export const TILE_DISTRICT = 2
-export const TILE_ROAD = 3
-export const TILE_PLAZA = 4
-
 export interface MapSnapshot {
   /** Changes whenever the underlying data changes (used in ETag and image cache key). */
   version: string
-  /** Length 301*301, a TILE_* code per cell. */
+  /** Length 301*301, a TILE_* code (domain/tiles.ts) per cell. */
   kind: Uint8Array
   /**
    * 0 = not joined; cells with the same non-zero value and kind are drawn joined

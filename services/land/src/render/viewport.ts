@@ -1,7 +1,18 @@
 import type { Cell } from '../domain/geometry.js'
 import { tooManyParcels } from '../errors.js'
 
+/** Parcels one image may draw (README "PNG maps"): what the drawing loops and the tile plan cost. */
 export const MAX_PARCELS = 15_000
+
+/**
+ * Pixels one image may have: the renderer holds about two bytes per pixel while it draws and encodes (the
+ * palette indices, then the PNG's filtered rows), so this caps one render's memory at about 8 MiB.
+ * 2048 × 2048, the land API's own largest image.
+ */
+export const MAX_PIXELS = 2048 * 2048
+
+/** The widest or tallest image any route asks for (atlas-server's clamp on /v2). */
+export const MAX_SIDE = 4096
 
 export interface ViewportInput {
   width: number
@@ -59,9 +70,34 @@ export function computeViewport({ width, height, size, center }: ViewportInput):
   }
 }
 
-/** When an image would draw too many parcels: a 500 with a fixed wording (README "Error codes"). */
-export function assertParcelLimit(viewport: Viewport, max = MAX_PARCELS): void {
+/**
+ * When an image would draw too many parcels. `status`: the land API answers the 500 its specification
+ * fixes; the /v2 surface answers 400 (atlas-server has no such limit, so no status of its own to keep).
+ */
+export function assertParcelLimit(viewport: Viewport, status: 400 | 500 = 500, max = MAX_PARCELS): void {
   if (viewport.parcels > max) {
-    throw tooManyParcels(viewport.parcels, max)
+    throw tooManyParcels(viewport.parcels, max, status)
   }
+}
+
+/**
+ * Width and height scaled down together (the same factor, whole pixels) until the image fits the pixel
+ * budget; within it they are unchanged. A larger image asked of the /v2 surface is drawn smaller around
+ * the same centre at the same parcel size, as atlas-server clamps its other parameters.
+ */
+export function fitPixelBudget(
+  width: number,
+  height: number,
+  max = MAX_PIXELS,
+): { width: number; height: number } {
+  if (width * height <= max) return { width, height }
+  const factor = Math.sqrt(max / (width * height))
+  let w = Math.max(1, Math.floor(width * factor))
+  let h = Math.max(1, Math.floor(height * factor))
+  // floating point may leave it a pixel over
+  while (w * h > max) {
+    if (w >= h) w--
+    else h--
+  }
+  return { width: w, height: h }
 }

@@ -5,7 +5,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest, FastifySchema } 
 import { packageRoot } from '../paths.js'
 import { matchesIfNoneMatch } from '../render/etag.js'
 import { EXPLORER_CSP } from './explorer.js'
-import { digest } from './v2/validators.js'
+import { digest } from './validators.js'
 
 /** Where `pnpm build` puts the bundled Atlas view (esbuild, from scripts/atlas/). */
 export const atlasPageDir = join(packageRoot, 'dist', 'atlas-page')

@@ -4,8 +4,8 @@ import type { Context } from '../context.js'
 import { parseCoordinate, parseCoordinateList } from '../domain/coordinates.js'
 import { estateEmpty, estateNotFound } from '../errors.js'
 import type { MapImageRequest } from '../render/draw.js'
-import { imageETag, matchesIfNoneMatch } from '../render/etag.js'
-import { imageKey, normaliseSelection } from '../render/image-renderer.js'
+import { matchesIfNoneMatch } from '../render/etag.js'
+import { normaliseSelection } from '../render/image-renderer.js'
 import {
   EstateImageParams,
   IMAGE_DEFAULTS,
@@ -13,9 +13,8 @@ import {
   MapImageQuery,
   ParcelImageParams,
   PngResponse,
-} from '../render/schemas.js'
-
-import { assertParcelLimit, computeViewport } from '../render/viewport.js'
+} from '../schemas/images.js'
+import { answerPng } from './png.js'
 import { SELF_ENCODED } from './send.js'
 
 /**
@@ -44,27 +43,13 @@ const imageOptions = (query: ImageQuery) => ({
 export const mapImageRoutes: RoutePlugin<Pick<Context, 'map' | 'images'>> = async (app, { ctx }) => {
   const { map: grid, images: renderer } = ctx
 
-  /** Sets the caching headers; true when the client already holds this image. */
-  function notModified(request: FastifyRequest, reply: FastifyReply, etag: string): boolean {
-    reply.header('etag', etag).header('cache-control', MAP_IMAGE_CACHE_CONTROL)
-    return matchesIfNoneMatch(request.headers['if-none-match'], etag)
-  }
-
-  async function answer(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    image: MapImageRequest,
-    subject?: string,
-  ) {
-    assertParcelLimit(computeViewport(image))
-    const snapshot = grid.snapshot()
-    const key = imageKey(image, subject)
-    const etag = imageETag(snapshot.version, key)
-    if (notModified(request, reply, etag)) return reply.code(304).send()
-    const png = await renderer.png(snapshot, image, key)
-    renderer.remember(request.url, snapshot.version, key, etag)
-    return reply.type('image/png').send(png)
-  }
+  const answer = (request: FastifyRequest, reply: FastifyReply, image: MapImageRequest, subject?: string) =>
+    answerPng(ctx, request, reply, image, {
+      ...(subject === undefined ? {} : { subject }),
+      tooManyParcelsStatus: 500,
+      cacheControl: MAP_IMAGE_CACHE_CONTROL,
+      rememberUrl: true,
+    })
 
   // A URL answered before under the same data version is answered again before parsing and validation.
   // Callback style: a hit answers without a promise, a miss goes on at once (the hook not calling `done`
@@ -72,7 +57,8 @@ export const mapImageRoutes: RoutePlugin<Pick<Context, 'map' | 'images'>> = asyn
   app.addHook('onRequest', (request, reply, done) => {
     const hit = renderer.answered(request.url, grid.snapshot().version)
     if (hit === undefined) return done()
-    if (notModified(request, reply, hit.etag)) reply.code(304).send()
+    reply.header('etag', hit.etag).header('cache-control', MAP_IMAGE_CACHE_CONTROL)
+    if (matchesIfNoneMatch(request.headers['if-none-match'], hit.etag)) reply.code(304).send()
     else reply.type('image/png').send(hit.png)
   })
 

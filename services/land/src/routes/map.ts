@@ -1,12 +1,13 @@
 import { errorResponses, type RoutePlugin } from '@genesis/common'
-import type { Context } from '../context.js'
+import { type Context, LARGE_ANSWER_CELLS } from '../context.js'
 import { parseCoordinate } from '../domain/coordinates.js'
+import { cellsOf } from '../grid/json-rows.js'
 import { MapQuery } from '../schemas/queries.js'
 import { MapEnvelope } from '../schemas/resources.js'
-import { SELF_ENCODED, sendCached } from './send.js'
+import { SELF_ENCODED, sendLarge } from './send.js'
 
 export const mapRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
-  const { grid } = ctx
+  const { grid, largeAnswers } = ctx
   app.get(
     '/map',
     {
@@ -21,13 +22,20 @@ export const mapRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
     (request, reply) => {
       const nw = parseCoordinate(request.query.nw, 'nw')
       const se = parseCoordinate(request.query.se, 'se')
+      // One spelling per rectangle (corners in any order): one cache entry.
       const rect = {
         minX: Math.min(nw.x, se.x),
         maxX: Math.max(nw.x, se.x),
         minY: Math.min(nw.y, se.y),
         maxY: Math.max(nw.y, se.y),
       }
-      sendCached(request, reply, grid.current().mapBody(rect))
+      const view = grid.current()
+      return sendLarge(request, reply, {
+        existing: () => view.existingMapBody(rect),
+        build: () => view.mapBody(rect),
+        large: cellsOf(rect) > LARGE_ANSWER_CELLS,
+        admission: largeAnswers,
+      })
     },
   )
 }

@@ -1,6 +1,6 @@
-import { okJson } from '@genesis/common'
+import { type Admission, okJson } from '@genesis/common'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { type CachedBody, negotiateEncoding } from '../grid/map-body.js'
+import { type CachedBody, type Encoding, negotiateEncoding } from '../grid/map-body.js'
 
 export const JSON_TYPE = 'application/json; charset=utf-8'
 
@@ -17,23 +17,65 @@ export const sendJson = (reply: FastifyReply, json: string | Buffer) => reply.ty
 
 const COMPRESS_FROM_BYTES = 1024
 
+const encodingFor = (request: FastifyRequest, body: CachedBody): Encoding =>
+  body.size < COMPRESS_FROM_BYTES ? 'identity' : negotiateEncoding(request.headers['accept-encoding'])
+
 /**
  * Sends a cached body in the best encoding the client accepts, compressed once and reused (the routes
- * using it are SELF_ENCODED, so the kit does not compress again).
+ * using it are SELF_ENCODED, so the kit does not compress again). A body made of slices is streamed as
+ * they are, never joined.
  */
 export function sendCached(request: FastifyRequest, reply: FastifyReply, body: CachedBody): void {
   reply.type(JSON_TYPE).header('vary', 'accept-encoding')
-  const encoding =
-    body.bytes < COMPRESS_FROM_BYTES ? 'identity' : negotiateEncoding(request.headers['accept-encoding'])
+  const encoding = encodingFor(request, body)
   // Synchronous when nothing has to wait: the hot reads stay off the promise machinery.
   if (encoding === 'identity') {
-    reply.send(body.json)
+    const single = body.single
+    if (single) reply.send(single)
+    else reply.header('content-length', body.size).send(body.stream())
     return
   }
   body.encoded(encoding).then(
     (bytes) => reply.header('content-encoding', encoding).send(bytes),
     (error: Error) => reply.send(error),
   )
+}
+
+export interface LargeAnswer {
+  /** The answer if it is made (or being made by another request) already. */
+  existing: () => CachedBody | Promise<CachedBody> | undefined
+  /** Makes it (the builders share concurrent builds of one answer). */
+  build: () => Promise<CachedBody>
+  /** Whether it is large: building or compressing it then takes a turn of `admission`. */
+  large: boolean
+  admission: Admission
+}
+
+/**
+ * Sends an answer that may need work first: built, or compressed in the encoding this client takes. Work
+ * already done or under way (for another request) is shared without waiting for a turn; new work on a
+ * large answer waits for one, so that a flood of new rectangles is refused (503, Retry-After) rather than
+ * built all at once.
+ */
+export async function sendLarge(request: FastifyRequest, reply: FastifyReply, answer: LargeAnswer) {
+  const made = await answer.existing()
+  const ready = made !== undefined && isReady(request, made)
+  const work = async () => {
+    const built = made ?? (await answer.build())
+    const encoding = encodingFor(request, built)
+    if (encoding !== 'identity') await built.encoded(encoding)
+    return built
+  }
+  const body = ready ? made : answer.large ? await answer.admission.run(work) : await work()
+  sendCached(request, reply, body)
+  // Tells Fastify the answer is sent here (after the compression, when there is one).
+  return reply
+}
+
+/** Sending it needs no work: uncompressed, or its compressed form is made (or being made). */
+function isReady(request: FastifyRequest, body: CachedBody): boolean {
+  const encoding = encodingFor(request, body)
+  return encoding === 'identity' || body.has(encoding)
 }
 
 /**

@@ -16,38 +16,55 @@ export const TilesQuery = Type.Object({
 })
 export type TilesQuery = Static<typeof TilesQuery>
 
-const TileType = Type.Union(
-  ['owned', 'unowned', 'plaza', 'road', 'district'].map((t) => Type.Literal(t)),
+export const TileType = Type.Union(
+  [
+    Type.Literal('owned'),
+    Type.Literal('unowned'),
+    Type.Literal('plaza'),
+    Type.Literal('road'),
+    Type.Literal('district'),
+  ],
   { description: 'What the tile is; estates are owned land' },
 )
+export type TileType = Static<typeof TileType>
 
 const joined = (side: string) =>
   Type.Boolean({ description: `the neighbour ${side} belongs to the same estate, district, road or plaza` })
 
-/** A /v2/tiles tile; with include/exclude only the fields asked for are present. */
-export const AtlasTile = Type.Partial(
-  Type.Object({
-    id: Type.String({ description: '`x,y`' }),
-    x: Type.Integer(),
-    y: Type.Integer(),
-    type: TileType,
-    name: Type.String({
-      description: "the estate's name, else the parcel's, else Road / Plaza / the district",
-    }),
-    top: joined('above'),
-    left: joined('to the left'),
-    topLeft: joined('above-left'),
-    updatedAt: Type.Integer({
-      description: 'ms since the epoch of the last transfer or listing (0 when none)',
-    }),
-    owner: Type.String({ description: 'lower-case address; absent when nobody owns it' }),
-    estateId: Type.String(),
-    tokenId: Type.String({ description: 'the LAND token id in decimal; absent for unminted land' }),
-    price: Type.Number({ description: 'MANA, of an open unexpired listing of the parcel or its estate' }),
+/** A whole /v2/tiles tile: absent fields are left out, never null. */
+export const Tile = Type.Object({
+  id: Type.String({ description: '`x,y`' }),
+  x: Type.Integer(),
+  y: Type.Integer(),
+  type: TileType,
+  name: Type.String({
+    description: "the estate's name, else the parcel's, else Road / Plaza / the district",
   }),
-)
+  top: joined('above'),
+  left: joined('to the left'),
+  topLeft: joined('above-left'),
+  updatedAt: Type.Integer({
+    description: 'ms since the epoch of the last transfer or listing (0 when none)',
+  }),
+  owner: Type.Optional(Type.String({ description: 'lower-case address; absent when nobody owns it' })),
+  estateId: Type.Optional(Type.String()),
+  tokenId: Type.Optional(
+    Type.String({ description: 'the LAND token id in decimal; absent for unminted land' }),
+  ),
+  price: Type.Optional(
+    Type.Number({ description: 'MANA, of an open unexpired listing of the parcel or its estate' }),
+  ),
+})
+export type Tile = Static<typeof Tile>
+export type TileField = keyof Tile
+/** Every field a tile may have, in the order they are written. */
+export const TILE_FIELDS = Object.keys(Tile.properties) as TileField[]
+
+/** A /v2/tiles tile as answered: with include/exclude only the fields asked for are present. */
+export const AtlasTile = Type.Partial(Tile)
 
 const flag = Type.Literal(1)
+/** The /v1/tiles shape decentraland-ui's Atlas reads: numeric types, flags present only when set. */
 export const LegacyTile = Type.Partial(
   Type.Object({
     type: Type.Integer({ description: 'on sale 10, district 5, owned 9, unowned 11, plaza 8, road 7' }),
@@ -62,6 +79,7 @@ export const LegacyTile = Type.Partial(
     price: Type.Number(),
   }),
 )
+export type LegacyTile = Static<typeof LegacyTile>
 
 export const TilesEnvelope = Envelope(Type.Record(Type.String(), AtlasTile, { description: 'by `x,y`' }))
 export const LegacyTilesEnvelope = Envelope(Type.Record(Type.String(), LegacyTile))
@@ -70,21 +88,24 @@ export const TilesInfo = Type.Object({
   lastUpdatedAt: Type.Integer({ description: 'ms since the epoch at which the tiles last changed' }),
 })
 
+export const MetadataAttribute = Type.Object({
+  trait_type: Type.String(),
+  value: Type.Number(),
+  display_type: Type.Literal('number'),
+})
+export type MetadataAttribute = Static<typeof MetadataAttribute>
+
+/** ERC-721 metadata, as atlas-server writes it for LAND and estates. */
 export const TokenMetadata = Type.Object({
   id: Type.String({ description: 'the token id in decimal' }),
   name: Type.String(),
   description: Type.String(),
   image: Type.String({ description: 'absolute URL of a PNG of the asset on the map' }),
   external_url: Type.String(),
-  attributes: Type.Array(
-    Type.Object({
-      trait_type: Type.String(),
-      value: Type.Number(),
-      display_type: Type.Literal('number'),
-    }),
-  ),
+  attributes: Type.Array(MetadataAttribute),
   background_color: Type.String(),
 })
+export type TokenMetadata = Static<typeof TokenMetadata>
 
 export const MetadataParcelParams = Type.Object({ x: Type.Integer(), y: Type.Integer() })
 export type MetadataParcelParams = Static<typeof MetadataParcelParams>

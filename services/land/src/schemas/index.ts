@@ -1,3 +1,3 @@
-export type { ImageQuery, MapImageQuery } from '../render/schemas.js'
+export * from './images.js'
 export * from './queries.js'
 export * from './resources.js'

@@ -1,18 +1,17 @@
 import { errorResponses, type RoutePlugin } from '@genesis/common'
-import { atlasIndexOf } from '../../atlas/atlas-view.js'
 import type { Context } from '../../context.js'
 import { contributionsOf } from '../../db/contributions.js'
 import { NotModified } from '../../schemas/atlas.js'
 import { AddressParams } from '../../schemas/queries.js'
 import { ContributionsEnvelope, DistrictsEnvelope } from '../../schemas/resources.js'
 import { NO_BODY, SELF_ENCODED, sendCached, sendJson } from '../send.js'
-import { digest, notModified } from './validators.js'
+import { digest, notModified } from '../validators.js'
 
 const tags = ['atlas', 'districts']
 
 /** The districts and contributions, the same data as the unversioned routes, with validators. */
 export const atlasDistrictRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
-  const { grid, sql } = ctx
+  const { atlas: atlasIndex, sql } = ctx
   app.get(
     '/districts',
     {
@@ -24,7 +23,7 @@ export const atlasDistrictRoutes: RoutePlugin<Context> = async (app, { ctx }) =>
       },
     },
     async (request, reply) => {
-      const atlas = await atlasIndexOf(grid).current()
+      const atlas = await atlasIndex.current()
       if (
         notModified(request, reply, {
           etag: `W/"${atlas.version}.districts"`,

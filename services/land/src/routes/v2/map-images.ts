@@ -1,15 +1,12 @@
 import { errorResponses, type RoutePlugin } from '@genesis/common'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { atlasIndexOf } from '../../atlas/atlas-view.js'
 import type { Context } from '../../context.js'
 import { parseCoordinate, parseCoordinateList } from '../../domain/coordinates.js'
 import { GRID_MAX, GRID_MIN } from '../../domain/geometry.js'
 import { estateNotFound, parcelNotFound } from '../../errors.js'
 import type { MapImageRequest } from '../../render/draw.js'
-import { imageETag } from '../../render/etag.js'
-import { imageKey, normaliseSelection } from '../../render/image-renderer.js'
-import { PngResponse } from '../../render/schemas.js'
-import { assertParcelLimit, computeViewport } from '../../render/viewport.js'
+import { normaliseSelection } from '../../render/image-renderer.js'
+import { fitPixelBudget } from '../../render/viewport.js'
 import {
   AtlasImageQuery,
   AtlasMapImageQuery,
@@ -17,7 +14,9 @@ import {
   MetadataParcelParams,
   NotModified,
 } from '../../schemas/atlas.js'
-import { notModified } from './validators.js'
+import { PngResponse } from '../../schemas/images.js'
+import { answerPng } from '../png.js'
+import { ATLAS_CACHE_CONTROL } from '../validators.js'
 
 const tags = ['atlas', 'map']
 
@@ -32,11 +31,16 @@ export function clampedInteger(
   return Math.max(min, Math.min(max, Number.isNaN(parsed) ? fallback : parsed))
 }
 
-/** Width, height, size and on-sale as atlas-server reads them (its defaults and bounds). */
+/**
+ * Width, height, size and on-sale as atlas-server reads them (its defaults and bounds), then width and
+ * height scaled down together to the pixel budget (README "Capacity"): 4096 × 4096 is drawn 2048 × 2048.
+ */
 export function atlasImageOptions(query: AtlasImageQuery) {
   return {
-    width: clampedInteger(query.width, 1024, 100, 4096),
-    height: clampedInteger(query.height, 1024, 100, 4096),
+    ...fitPixelBudget(
+      clampedInteger(query.width, 1024, 100, 4096),
+      clampedInteger(query.height, 1024, 100, 4096),
+    ),
     size: clampedInteger(query.size, 20, 5, 50),
     publications: query['on-sale'] === 'true',
   }
@@ -47,24 +51,17 @@ const inGrid = (n: number) => n >= GRID_MIN && n <= GRID_MAX
 
 /** The PNG maps with atlas-server's parameters, drawn by land's renderer (and cached by it). */
 export const atlasImageRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
-  const { map, images, grid } = ctx
+  const { map, atlas } = ctx
 
-  async function answer(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    image: MapImageRequest,
-    subject?: string,
-  ) {
-    assertParcelLimit(computeViewport(image))
-    const snapshot = map.snapshot()
-    const key = imageKey(image, subject)
-    const etag = imageETag(snapshot.version, key)
-    const { lastModified } = await atlasIndexOf(grid).current()
-    if (notModified(request, reply, { etag, lastModified })) return reply.code(304).send()
-    return reply.type('image/png').send(await images.png(snapshot, image, key))
-  }
+  const answer = (request: FastifyRequest, reply: FastifyReply, image: MapImageRequest, subject?: string) =>
+    answerPng(ctx, request, reply, image, {
+      ...(subject === undefined ? {} : { subject }),
+      tooManyParcelsStatus: 400,
+      cacheControl: ATLAS_CACHE_CONTROL,
+      lastModified: async () => (await atlas.current()).lastModified,
+    })
 
-  const response = { 200: PngResponse, 304: NotModified, ...errorResponses(400, 404, 500, 503) }
+  const response = { 200: PngResponse, 304: NotModified, ...errorResponses(400, 404, 503) }
 
   app.get(
     '/map.png',

@@ -1,7 +1,6 @@
 import { developmentDefaultsAllowed, errorResponses, type RoutePlugin } from '@genesis/common'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { atlasIndexOf } from '../../atlas/atlas-view.js'
-import { estateMetadata, parcelMetadata, type TokenMetadata } from '../../atlas/metadata.js'
+import { estateMetadata, parcelMetadata } from '../../atlas/metadata.js'
 import type { Context } from '../../context.js'
 import { ESTATE_CONTRACT, LAND_CONTRACT } from '../../domain/constants.js'
 import { GRID_MAX, GRID_MIN } from '../../domain/geometry.js'
@@ -18,18 +17,18 @@ import {
   MetadataEstateParams,
   MetadataParcelParams,
   NotModified,
-  TokenMetadata as TokenMetadataSchema,
+  TokenMetadata,
   TokenParams,
 } from '../../schemas/atlas.js'
 import { NO_BODY, sendJson } from '../send.js'
-import { digest, notModified } from './validators.js'
+import { digest, notModified } from '../validators.js'
 
 const tags = ['atlas']
 const inGrid = (n: number) => n >= GRID_MIN && n <= GRID_MAX
 
 /** ERC-721 token metadata of parcels and estates, as atlas-server answers it (the object itself, no envelope). */
 export const atlasMetadataRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
-  const { config, grid } = ctx
+  const { config, atlas: atlasIndex } = ctx
   const landRegistry = (config.LAND_REGISTRY_ADDRESS ?? LAND_CONTRACT).toLowerCase()
   const estateRegistry = (config.ESTATE_REGISTRY_ADDRESS ?? ESTATE_CONTRACT).toLowerCase()
   const publicUrl = config.LAND_PUBLIC_URL?.replace(/\/+$/, '')
@@ -48,7 +47,7 @@ export const atlasMetadataRoutes: RoutePlugin<Context> = async (app, { ctx }) =>
     make: (view: GridView, base: string) => TokenMetadata | undefined,
     notFound: () => Error,
   ) {
-    const atlas = await atlasIndexOf(grid).current()
+    const atlas = await atlasIndex.current()
     const base = baseUrl(request)
     const metadata = make(atlas.grid, base)
     if (metadata === undefined) throw notFound()
@@ -57,7 +56,7 @@ export const atlasMetadataRoutes: RoutePlugin<Context> = async (app, { ctx }) =>
     return sendJson(reply, JSON.stringify(metadata))
   }
 
-  const response = { 200: TokenMetadataSchema, 304: NotModified, ...errorResponses(400, 404, 503) }
+  const response = { 200: TokenMetadata, 304: NotModified, ...errorResponses(400, 404, 503) }
 
   app.get(
     '/parcels/:x/:y',

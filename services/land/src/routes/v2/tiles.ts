@@ -1,8 +1,8 @@
 import { errorResponses, type RoutePlugin } from '@genesis/common'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { atlasIndexOf, type TileShape } from '../../atlas/atlas-view.js'
-import { parseTileFilter } from '../../atlas/tiles.js'
-import type { Context } from '../../context.js'
+import { filterCells, type TileShape } from '../../atlas/atlas-view.js'
+import { filterKey, parseTileFilter } from '../../atlas/tiles.js'
+import { type Context, LARGE_ANSWER_CELLS } from '../../context.js'
 import {
   LegacyTilesEnvelope,
   NotModified,
@@ -10,29 +10,33 @@ import {
   TilesInfo,
   TilesQuery,
 } from '../../schemas/atlas.js'
-import { SELF_ENCODED, sendCached, sendJson } from '../send.js'
-import { digest, notModified } from './validators.js'
+import { SELF_ENCODED, sendJson, sendLarge } from '../send.js'
+import { digest, notModified } from '../validators.js'
 
 const tags = ['atlas']
 
 async function answerTiles(
-  ctx: Pick<Context, 'grid'>,
+  ctx: Pick<Context, 'atlas' | 'largeAnswers'>,
   shape: TileShape,
   query: TilesQuery,
   request: FastifyRequest,
   reply: FastifyReply,
 ) {
-  const atlas = await atlasIndexOf(ctx.grid).current()
+  const atlas = await ctx.atlas.current(true)
+  // Canonical: every spelling of one answer has one ETag and one cache entry.
   const filter = parseTileFilter(query)
   const whole = filter.rect === undefined && filter.fields === undefined
-  const variant = whole ? shape : `${shape}.${digest(JSON.stringify(filter))}`
+  const variant = whole ? shape : `${shape}.${digest(filterKey(filter))}`
   const etag = `W/"${atlas.version}.${variant}"`
   if (notModified(request, reply, { etag, lastModified: atlas.lastModified })) {
     return reply.code(304).send()
   }
-  // Returning the reply tells Fastify it is sent here (after the compression, when there is one).
-  sendCached(request, reply, atlas.body(shape, filter))
-  return reply
+  return sendLarge(request, reply, {
+    existing: () => atlas.existing(shape, filter),
+    build: () => atlas.body(shape, filter),
+    large: filterCells(filter) > LARGE_ANSWER_CELLS,
+    admission: ctx.largeAnswers,
+  })
 }
 
 /** `/tiles` and `/tiles/info`, atlas-server's shapes; app.ts mounts them under `/v2`. */
@@ -62,7 +66,7 @@ export const atlasTileRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
       },
     },
     async (_request, reply) => {
-      const { lastModified } = await atlasIndexOf(ctx.grid).current()
+      const { lastModified } = await ctx.atlas.current()
       reply.header('cache-control', 'no-cache')
       return sendJson(reply, JSON.stringify({ lastUpdatedAt: lastModified }))
     },

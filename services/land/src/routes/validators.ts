@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { matchesIfNoneMatch } from '../../render/etag.js'
+import { matchesIfNoneMatch } from '../render/etag.js'
 
 /** atlas-server's caching: shared caches may serve an answer for a minute, stale a little longer. */
 export const ATLAS_CACHE_CONTROL = 'public, max-age=60, s-maxage=60, stale-while-revalidate=120'
@@ -13,9 +13,8 @@ export const digest = (...parts: Array<string | Buffer>) => {
 }
 
 /**
- * Sets ETag, Last-Modified (when known) and Cache-Control; true when the client already holds this
- * answer. If-None-Match wins over If-Modified-Since when both are sent (RFC 9110). The ETags are weak:
- * one answer is sent in several encodings.
+ * Sets ETag, Last-Modified (when known) and Cache-Control (atlas-server's unless given); true when the
+ * client already holds this answer. If-None-Match wins over If-Modified-Since when both are sent (RFC 9110).
  */
 export function notModified(
   request: FastifyRequest,

@@ -1,0 +1,155 @@
+/**
+ * Memory of land on the embedded default (`pnpm start` without DATABASE_URL): the service started as its
+ * image and `pnpm start` run it, on a new DATA_DIR (the first start: the database created and the demo
+ * set seeded) and again on the same directory (every later start). Resident memory when ready, after a
+ * fixed run of uncached PNG renders (`PNG_RUNS`), and the peak, from /proc. The target is 1.5 × what
+ * atlas-server's own renderer holds after such runs on the same data (246 MiB): 370 MiB.
+ */
+import { type ChildProcess, spawn } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+export const RSS_TARGET_MIB = 370
+
+export interface EmbeddedMemory {
+  start: 'first' | 'later'
+  readyMs: number
+  readyRss: number
+  afterRss: number
+  peakRss: number
+  /** How many renders answered 200 (all of them, when nothing is refused). */
+  rendered: number
+  renders: number
+}
+
+/** The renders: sizes from the land API's default to /v2's largest (drawn at the pixel budget), a new centre each. */
+const PNG_RUNS: Array<{ path: string; count: number; together: number }> = [
+  { path: '/map.png?width=500&height=500&size=10&publications=true', count: 40, together: 1 },
+  { path: '/v2/map.png?width=1024&height=1024&size=24', count: 40, together: 1 },
+  { path: '/v2/map.png?width=2048&height=2048&size=20', count: 20, together: 1 },
+  { path: '/v2/map.png?width=4096&height=4096&size=50&on-sale=true', count: 10, together: 1 },
+  { path: '/v2/map.png?width=1024&height=1024&size=20', count: 40, together: 4 },
+]
+
+const statusOf = (pid: number, field: 'VmRSS' | 'VmHWM') => {
+  const kb = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]
+  return Number(kb) * 1024
+}
+
+function startService(
+  args: string[],
+  cwd: string,
+  dataDir: string,
+): { child: ChildProcess; url: Promise<string> } {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'DATABASE_URL'))
+  const child = spawn(process.execPath, args, {
+    cwd,
+    env: { ...env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+  const url = new Promise<string>((resolve, reject) => {
+    let buffered = ''
+    child.stdout?.on('data', (chunk: Buffer) => {
+      buffered += chunk
+      const parts = buffered.split('\n')
+      buffered = parts.pop() ?? ''
+      for (const part of parts) {
+        try {
+          const line = JSON.parse(part) as { msg?: string; address?: string }
+          if (line.msg === 'listening' && line.address) resolve(line.address)
+        } catch {
+          // not a log line
+        }
+      }
+    })
+    child.once('exit', (code) => reject(new Error(`the embedded service exited with ${code}`)))
+  })
+  return { child, url }
+}
+
+async function untilReady(url: string) {
+  for (;;) {
+    if ((await fetch(`${url}/health/ready`).catch(() => undefined))?.status === 200) return
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}
+
+async function pngRuns(url: string) {
+  let seed = 12_345
+  const centre = () => {
+    seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648
+    return `${(seed % 301) - 150},${(Math.floor(seed / 301) % 301) - 150}`
+  }
+  let rendered = 0
+  let renders = 0
+  for (const run of PNG_RUNS) {
+    for (let i = 0; i < run.count; i += run.together) {
+      const statuses = await Promise.all(
+        Array.from({ length: run.together }, async () => {
+          const res = await fetch(`${url}${run.path}&center=${centre()}`)
+          await res.arrayBuffer()
+          return res.status
+        }),
+      )
+      renders += statuses.length
+      rendered += statuses.filter((s) => s === 200).length
+    }
+  }
+  return { rendered, renders }
+}
+
+async function once(args: string[], cwd: string, dataDir: string, start: EmbeddedMemory['start']) {
+  const started = performance.now()
+  const { child, url } = startService(args, cwd, dataDir)
+  try {
+    const base = await url
+    await untilReady(base)
+    const readyMs = performance.now() - started
+    // the background serialisation of every parcel and the whole-grid /map after the build
+    await new Promise((resolve) => setTimeout(resolve, 8000))
+    const pid = child.pid ?? 0
+    const readyRss = statusOf(pid, 'VmRSS')
+    const { rendered, renders } = await pngRuns(base)
+    await new Promise((resolve) => setTimeout(resolve, 2000))
+    return {
+      start,
+      readyMs,
+      readyRss,
+      afterRss: statusOf(pid, 'VmRSS'),
+      peakRss: statusOf(pid, 'VmHWM'),
+      rendered,
+      renders,
+    }
+  } finally {
+    const exited = new Promise((resolve) => child.once('exit', resolve))
+    child.kill('SIGTERM')
+    await exited
+  }
+}
+
+/** The service (`args`: node's arguments, as the image runs it) on a new DATA_DIR, then again on it. */
+export async function runEmbeddedMemory(args: string[], cwd: string): Promise<EmbeddedMemory[]> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'land-bench-embedded-'))
+  try {
+    return [await once(args, cwd, dataDir, 'first'), await once(args, cwd, dataDir, 'later')]
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true })
+  }
+}
+
+const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MiB`
+
+export function formatEmbeddedMemory(runs: EmbeddedMemory[]): string {
+  const lines = [
+    `| Start on the embedded default | ready in | RSS when ready | RSS after ${runs[0]?.renders ?? 0} uncached PNGs | peak | target after the PNGs |`,
+    '|---|---:|---:|---:|---:|---|',
+  ]
+  for (const r of runs) {
+    const pass = r.afterRss <= RSS_TARGET_MIB * 2 ** 20
+    lines.push(
+      `| ${r.start === 'first' ? 'first (database created, demo set seeded)' : 'later (same DATA_DIR)'} | ${(r.readyMs / 1000).toFixed(1)} s | ${mib(r.readyRss)} | ${mib(r.afterRss)} (${r.rendered} of ${r.renders} answered 200) | ${mib(r.peakRss)} | ≤ ${RSS_TARGET_MIB} MiB ${pass ? 'pass' : '**FAIL**'} |`,
+    )
+  }
+  return lines.join('\n')
+}
