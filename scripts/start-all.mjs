@@ -23,7 +23,7 @@ import { createServer } from 'node:net'
 import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 // The modules themselves, not the package's index: it would load the whole kit (fastify, ethers, …).
-import { serviceDataDir } from '../packages/common/src/db/data-dir.ts'
+import { serviceDataDir } from '../packages/common/src/data-dir.ts'
 import {
   createEmbeddedCluster,
   embeddedHolder,

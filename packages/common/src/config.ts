@@ -1,6 +1,6 @@
 import { type Static, type TObject, Type } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
-import { defaultDataDir } from './db/data-dir.js'
+import { defaultDataDir } from './data-dir.js'
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {

@@ -1,5 +1,7 @@
 import { type Static, type TSchema, Type } from '@sinclair/typebox'
-import { HINT } from './kit/explain-validation.js'
+
+/** Annotation of a schema: what a value refused by its pattern should look like, in words. */
+export const HINT = 'x-hint'
 
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
 

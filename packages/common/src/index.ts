@@ -1,10 +1,17 @@
+export {
+  type Admission,
+  type AdmissionOptions,
+  type AdmissionStats,
+  createAdmission,
+  overloaded,
+} from './admission.js'
 export * from './auth/native-crypto.js'
 export * from './auth/signed-fetch.js'
 export * from './chain/log-range.js'
 export * from './config.js'
+export * from './data-dir.js'
 export * from './db/batches.js'
 export * from './db/create-database.js'
-export * from './db/data-dir.js'
 export * from './db/database.js'
 export {
   createEmbeddedCluster,
@@ -17,23 +24,15 @@ export {
   startEmbeddedPostgres,
 } from './db/embedded.js'
 export * from './db/migrate.js'
-export * from './db/open.js'
 export * from './db/queryable.js'
 export { DatabaseTimeoutError, isDatabaseUnavailable } from './db/unreachable.js'
 export * from './dev-secret.js'
 export * from './envelope.js'
 export * from './errors.js'
-export {
-  type Admission,
-  type AdmissionOptions,
-  type AdmissionStats,
-  createAdmission,
-  overloaded,
-} from './kit/admission.js'
 export type { AdmissionSettings } from './kit/admission-hooks.js'
 export * from './kit/create-app.js'
-export { HINT } from './kit/explain-validation.js'
 export * from './kit/logger.js'
+export * from './kit/open-service.js'
 export { prettyLogStream, wantsPrettyLogs } from './kit/pretty-log.js'
 export { type RouteEntry, routesOf } from './kit/route-table.js'
 export * from './kit/run-service.js'

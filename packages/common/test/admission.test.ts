@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createAdmission } from '../src/admission.js'
 import { verifyChain } from '../src/auth/verify.js'
 import { type App, createApp, migrate, ok } from '../src/index.js'
-import { createAdmission } from '../src/kit/admission.js'
 import {
   costlyInvalidHeaders,
   createIdentity,

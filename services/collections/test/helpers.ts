@@ -14,6 +14,7 @@ import { type Config, loadConfig } from '../src/config.js'
 import { type Context, registryDomainOf } from '../src/context.js'
 import { completeKeys } from '../src/db/keys.js'
 import { COLLECTIONS_DB_SETTINGS } from '../src/db/settings.js'
+import { keyFunctions } from '../src/keys-ready.js'
 import { migrationsDir } from '../src/paths.js'
 
 export interface Harness extends TestService {
@@ -46,7 +47,7 @@ const silent = { info: () => {}, warn: () => {} }
 
 /** What server.ts does between the migrations and the app: the service-computed keys and their indexes. */
 export const keysReady = (sql: Sql, config: Config, log = silent) =>
-  completeKeys(sql, { registryDomain: registryDomainOf(config), log })
+  completeKeys(sql, { ...keyFunctions(registryDomainOf(config)), log })
 
 /**
  * A really signed request. Each carries a random nonce in its metadata: signatures are deterministic, so

@@ -10,6 +10,7 @@ import { registryDomainOf } from '../src/context.js'
 import { CHEQUE_DIGEST_INDEX, completeKeys, NAME_KEY_INDEX } from '../src/db/keys.js'
 import { CONSUME_SLOTS_TYPES, chequeDigest } from '../src/domain/cheque.js'
 import { nameKey } from '../src/domain/name-key.js'
+import { keyFunctions } from '../src/keys-ready.js'
 import { migrationsDir } from '../src/paths.js'
 import { seedCollections } from './seed.js'
 
@@ -70,7 +71,7 @@ it('fills the keys of existing rows, keeps each key for the oldest row, builds b
   }
 
   await migrate(db.sql, migrationsDir)
-  await completeKeys(db.sql, { registryDomain: domain, log })
+  await completeKeys(db.sql, { ...keyFunctions(domain), log })
 
   const keyOf = async (id: string) =>
     (await db.sql<{ name_key: string | null }[]>`select name_key from collections where id = ${id}`)[0]!
@@ -110,11 +111,11 @@ it('fills the keys of existing rows, keeps each key for the oldest row, builds b
 
 it('is idempotent, and later fills rows written without a key (by a replica of an earlier version)', async () => {
   warnings.length = 0
-  await completeKeys(db.sql, { registryDomain: domain, log })
+  await completeKeys(db.sql, { ...keyFunctions(domain), log })
   expect(warnings).toEqual([])
   const [late] = await insertStandard('Late Arrival', '2023-01-01T00:00:00Z')
   const [lateLookalike] = await insertStandard('Cооl Hats', '2023-01-02T00:00:00Z')
-  await completeKeys(db.sql, { registryDomain: domain, log })
+  await completeKeys(db.sql, { ...keyFunctions(domain), log })
   const keys = await db.sql<{ id: string; name_key: string | null }[]>`
     select id::text, name_key from collections where id in (${late!.id}, ${lateLookalike!.id})`
   expect(Object.fromEntries(keys.map((k) => [k.id, k.name_key]))).toEqual({
@@ -127,7 +128,7 @@ it('rebuilds an index a failed build left invalid', async () => {
   await db.sql.unsafe(
     `update pg_index set indisvalid = false where indexrelid = '${NAME_KEY_INDEX}'::regclass`,
   )
-  await completeKeys(db.sql, { registryDomain: domain, log })
+  await completeKeys(db.sql, { ...keyFunctions(domain), log })
   const [index] = await db.sql<{ valid: boolean }[]>`
     select indisvalid as valid from pg_index where indexrelid = ${NAME_KEY_INDEX}::regclass`
   expect(index!.valid).toBe(true)

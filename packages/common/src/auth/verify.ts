@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module'
 import { type AuthChain, Authenticator, AuthLinkType, parseEphemeralPayload } from '@dcl/crypto'
-import type { Admission } from '../kit/admission.js'
+import type { Admission } from '../admission.js'
 import { verifiedDelegation } from './delegation-cache.js'
 import {
   parseChain,

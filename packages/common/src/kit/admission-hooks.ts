@@ -1,6 +1,6 @@
 import type { FastifyInstance, preHandlerAsyncHookHandler } from 'fastify'
 import { Gauge } from 'prom-client'
-import { type Admission, createAdmission } from './admission.js'
+import { type Admission, createAdmission } from '../admission.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {

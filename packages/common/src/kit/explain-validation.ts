@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyRequest } from 'fastify'
+import { HINT } from '../envelope.js'
 import { DECIMAL_KEYWORD, GUARD_KEYWORD } from './validation.js'
 
 /**
@@ -29,9 +30,6 @@ export interface ValidationExplanation {
   message: string
   data: Record<string, unknown>
 }
-
-/** Annotation of a schema: what a value refused by its pattern should look like, in words. */
-export const HINT = 'x-hint'
 
 const MAX_LISTED = 20
 const MAX_IN_MESSAGE = 5

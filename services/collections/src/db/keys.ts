@@ -1,7 +1,4 @@
 import { isEmbedded, type Sql, uniqueViolation } from '@genesis/common'
-import type { TypedDataDomain } from 'ethers'
-import { chequeDigest } from '../domain/cheque.js'
-import { nameKey } from '../domain/name-key.js'
 
 /**
  * Columns whose value the service computes from the row (a confusable skeleton, a keccak256 digest: not
@@ -25,6 +22,14 @@ interface KeyColumn {
   unkeyed(sql: Sql, after: string | null, limit: number): Promise<{ id: string; key: string }[]>
 }
 
+type ChequeDigestOf = (thirdPartyId: string, cheque: { qty: number; salt: string }) => string
+
+/** How the service computes each key (the domain's rules: this module only stores what they give). */
+export interface KeyFunctions {
+  nameKey: (name: string) => string
+  chequeDigest: ChequeDigestOf
+}
+
 export interface KeysLog {
   info(details: object, message: string): void
   warn(details: object, message: string): void
@@ -37,7 +42,7 @@ const KEYS_LOCK = 7_262_022
 export const NAME_KEY_INDEX = 'collections_standard_name_key_form'
 export const CHEQUE_DIGEST_INDEX = 'slot_usage_cheques_digest_key'
 
-const nameKeys: KeyColumn = {
+const nameKeys = (nameKey: (name: string) => string): KeyColumn => ({
   what: 'collection name keys',
   table: 'collections',
   column: 'name_key',
@@ -53,9 +58,9 @@ const nameKeys: KeyColumn = {
       order by id limit ${limit}`
     return rows.map((row) => ({ id: row.id, key: nameKey(row.name) }))
   },
-}
+})
 
-const chequeDigests = (domain: TypedDataDomain): KeyColumn => ({
+const chequeDigests = (chequeDigest: ChequeDigestOf): KeyColumn => ({
   what: 'cheque digests',
   table: 'slot_usage_cheques',
   column: 'digest',
@@ -71,7 +76,7 @@ const chequeDigests = (domain: TypedDataDomain): KeyColumn => ({
       order by id limit ${limit}`
     return rows.map((row) => ({
       id: row.id,
-      key: chequeDigest(domain, row.third_party_id, { qty: row.qty, salt: row.salt }),
+      key: chequeDigest(row.third_party_id, { qty: row.qty, salt: row.salt }),
     }))
   },
 })
@@ -171,11 +176,8 @@ async function completeKey(sql: Sql, spec: KeyColumn, log: KeysLog): Promise<voi
  * together take turns. Run before the service serves (server.ts) and by the pre-deploy `migrate` job;
  * `sql` should have no query deadline, as an index build on a big table is one long statement.
  */
-export async function completeKeys(
-  sql: Sql,
-  options: { registryDomain: TypedDataDomain; log: KeysLog },
-): Promise<void> {
-  const specs = [nameKeys, chequeDigests(options.registryDomain)]
+export async function completeKeys(sql: Sql, options: KeyFunctions & { log: KeysLog }): Promise<void> {
+  const specs = [nameKeys(options.nameKey), chequeDigests(options.chequeDigest)]
   if (isEmbedded(sql)) {
     for (const spec of specs) await completeKey(sql, spec, options.log)
     return

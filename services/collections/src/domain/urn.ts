@@ -1,3 +1,5 @@
+import { URN_NETWORK as NETWORK, URN_SEGMENT as SEGMENT } from '../schemas/fields.js'
+
 /**
  * Collection URNs. A standard collection's URN is derived from its contract address; a third-party
  * collection's URN names the third party and a suffix chosen by its managers.
@@ -5,12 +7,6 @@
 export type CollectionUrn =
   | { kind: 'standard'; network: string; contractAddress: string }
   | { kind: 'third_party'; network: string; thirdPartyId: string; suffix: string; urn: string }
-
-const SEGMENT = '[A-Za-z0-9][A-Za-z0-9._-]{0,99}'
-const NETWORK = '[a-z0-9-]{1,32}'
-
-/** The shape every accepted URN has (used by the request schemas, so a bad URN is a 400 naming the field). */
-export const COLLECTION_URN_PATTERN = `^urn:decentraland:${NETWORK}:(collections-v2:0x[0-9a-fA-F]{40}|collections-thirdparty:${SEGMENT}:${SEGMENT})$`
 
 const STANDARD = new RegExp(`^urn:decentraland:(${NETWORK}):collections-v2:(0x[0-9a-fA-F]{40})$`)
 const THIRD_PARTY = new RegExp(

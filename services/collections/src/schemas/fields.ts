@@ -1,8 +1,14 @@
 import { HINT } from '@genesis/common'
 import { Type } from '@sinclair/typebox'
-import { COLLECTION_URN_PATTERN } from '../domain/urn.js'
 
 export const NAME_MAX_LENGTH = 42
+
+/** A URN's network, and a third party's id or a collection's suffix within a third-party URN. */
+export const URN_NETWORK = '[a-z0-9-]{1,32}'
+export const URN_SEGMENT = '[A-Za-z0-9][A-Za-z0-9._-]{0,99}'
+
+/** The shape every accepted URN has (in the request schemas, so a bad URN is a 400 naming the field). */
+const COLLECTION_URN_PATTERN = `^urn:decentraland:${URN_NETWORK}:(collections-v2:0x[0-9a-fA-F]{40}|collections-thirdparty:${URN_SEGMENT}:${URN_SEGMENT})$`
 
 /**
  * 1 to 42 characters once trimmed (the service stores it trimmed), no control characters and no lone

@@ -36,6 +36,7 @@ export const Cheque = Type.Object(
   },
   { additionalProperties: false },
 )
+export type Cheque = Static<typeof Cheque>
 
 export const PublishBody = Type.Object(
   {

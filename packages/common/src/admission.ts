@@ -1,4 +1,4 @@
-import { ServiceUnavailableError } from '../errors.js'
+import { ServiceUnavailableError } from './errors.js'
 
 export interface AdmissionOptions {
   /** Most pieces of work running at once; 0 turns admission off (everything runs at once, at once). */

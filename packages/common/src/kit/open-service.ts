@@ -1,10 +1,10 @@
 import { join } from 'node:path'
 import { type BaseConfig, databaseTimeoutsFromConfig, orExit } from '../config.js'
-import { createLogger, type Logger } from '../kit/logger.js'
-import { databaseStartupProblem, ensureDatabase } from './create-database.js'
-import { createSql, type Database, openDatabase, type SessionSettings } from './database.js'
-import { EmbeddedDatabaseInUse } from './embedded.js'
-import { migrate } from './migrate.js'
+import { databaseStartupProblem, ensureDatabase } from '../db/create-database.js'
+import { createSql, type Database, openDatabase, type SessionSettings } from '../db/database.js'
+import { EmbeddedDatabaseInUse } from '../db/embedded.js'
+import { migrate } from '../db/migrate.js'
+import { createLogger, type Logger } from './logger.js'
 
 export interface ServiceDatabaseOptions {
   service: string
