@@ -1,5 +1,6 @@
-// Tests written for the mutation run of src/auth (TESTING.md, "auth"): each names, in its comment, the
-// change to the code it guards against. Real PostgreSQL for the replay store, real signatures throughout.
+// Tests written for the mutation runs of src/auth (TESTING.md, "What the money and auth paths must keep"):
+// each names, in its comment, the change to the code it guards against. Real PostgreSQL for the replay
+// store, real signatures throughout.
 import { type AuthChain, Authenticator } from '@dcl/crypto'
 import { Type } from '@sinclair/typebox'
 import { hashMessage, SigningKey, Wallet } from 'ethers'

@@ -19,7 +19,7 @@ const land = await deployLand(deployer)
 
 const env = {
   // claims: anvil mines a block per transaction and never reorganises, so a block counts once mined,
-  // and the reconciler looks every second (a claim settles about a second after its voucher is sent)
+  // and the reconciler looks every second (a claim settles at its first tick after the voucher is mined)
   [`RPC_URL_${LOCAL_CHAIN_ID}`]: anvil.url,
   CLAIMS_SIGNER_PRIVATE_KEY: voucherSigner.privateKey,
   CLAIMS_CONFIRMATIONS: '0',

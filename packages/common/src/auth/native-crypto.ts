@@ -3,8 +3,8 @@ import secp256k1 from 'secp256k1'
 
 /*
  * libsecp256k1 and the Keccak reference code, native (prebuilt for linux-x64/darwin/win32; both packages
- * fall back to JavaScript elsewhere): recovering a signer and hashing are an order of magnitude cheaper
- * than ethers' pure JavaScript, on every signed request and every claim voucher (PERFORMANCE.md).
+ * fall back to JavaScript elsewhere): every signed request and every claim voucher recovers a signer or
+ * hashes, and native code spares them ethers' pure-JavaScript curve arithmetic and Keccak (PERFORMANCE.md).
  */
 
 /** The sponge behind the keccak package's stream API: native, or its JavaScript twin (same methods). */

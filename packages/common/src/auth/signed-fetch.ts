@@ -39,7 +39,7 @@ export async function verifySignedFetch(
     if (remembered.ephemeralExpiresAt <= now) throw invalidSignature('the ephemeral key has expired')
     return remembered.signer
   }
-  // verification can cost milliseconds of CPU (a long chain recovered in JavaScript): each takes its turn
+  // verification can be costly CPU work (a long chain recovered in JavaScript): each takes its turn
   const { signer, ephemeralExpiresAt } = options.admission
     ? await options.admission.run(() => verifyChain(request, options))
     : await verifyChain(request, options)

@@ -105,8 +105,9 @@ export function createSql(
     connect_timeout: options.timeouts?.connectS ?? DEFAULT_CONNECT_TIMEOUT_S,
     // postgres.js waits backoff(failed attempts) before a connection's next attempt, 20 s at most, and a
     // query arriving meanwhile waits it out before its connect timeout even starts: a stopped server held
-    // requests 16-18 s. A connection is only opened for a waiting query, so no delay means one attempt per
-    // query: refused at once while the server is down (a 503), bounded by connect_timeout when it is silent.
+    // requests for most of that. A connection is only opened for a waiting query, so no delay means one
+    // attempt per query: refused at once while the server is down (a 503), bounded by connect_timeout when it
+    // is silent.
     backoff: () => 0,
     onnotice: () => {},
     connection: { application_name: 'genesis', ...options.settings },

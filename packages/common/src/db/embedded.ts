@@ -114,9 +114,8 @@ const EMBEDDED_SHARED_BUFFERS = '16MB'
 /**
  * PGlite's WebAssembly runs on V8's baseline compiler only. V8 otherwise recompiles its hot functions
  * (PostgreSQL's parser and executor are huge) with its optimising compiler on background threads, each
- * compilation taking tens of megabytes that the threads' allocator keeps for good, plus a pause of up to a
- * second on the queries that trigger it; the baseline code runs an embedded database's small queries a
- * fraction of a millisecond slower. Set before PGlite compiles its module (the flag is read then); the
+ * compilation taking memory that the threads' allocator keeps for good, plus a pause on the queries that
+ * trigger it; an embedded database's queries are small, and the baseline code serves them nearly as well. Set before PGlite compiles its module (the flag is read then); the
  * process runs no other WebAssembly.
  */
 function useBaselineWasmCompiler(): void {
@@ -125,9 +124,9 @@ function useBaselineWasmCompiler(): void {
 
 /**
  * Creates the database files of a new data directory in a short-lived process of its own. PGlite's
- * `initdb` runs a second WebAssembly PostgreSQL with memories of hundreds of megabytes: in the service's
- * process they would be garbage only a full collection frees, and part of them would stay with the
- * process's allocator for good (a first start then sat ~100 MB above any later one).
+ * `initdb` runs a second WebAssembly PostgreSQL with large memories of its own: in the service's process
+ * they would be garbage only a full collection frees, and part of them would stay with the process's
+ * allocator for good (a first start then stayed larger than any later one).
  */
 async function initialiseInChild(dataDir: string): Promise<void> {
   const script = `const { PGlite } = await import('@electric-sql/pglite')

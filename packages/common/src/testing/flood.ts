@@ -395,7 +395,7 @@ export function costlyInvalidHeaders(
   return headers
 }
 
-/** A fresh key and its address, natively: a flood's hundreds of keys in milliseconds. */
+/** A fresh key and its address, natively: a flood makes hundreds of them, and its setup should not be its cost. */
 function newKey(): { privateKey: string; address: string } {
   const privateKey = randomBytes(32)
   const publicKey = secp256k1.publicKeyCreate(privateKey, false)

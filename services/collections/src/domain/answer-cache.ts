@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache'
 
-/** A bound on the memory the serialised answers take (a full page of 100 collections is ~50 KB). */
+/** A bound on the memory the serialised answers take: room for hundreds of full pages of 100 collections. */
 const MAX_BYTES = 16 * 1024 * 1024
 
 /** A serialised answer, and whether it may be reused while the data stays as it is (false: it depends on the clock). */
