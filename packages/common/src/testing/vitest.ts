@@ -1,0 +1,55 @@
+import { afterAll, beforeAll } from 'vitest'
+import { createTestDatabase, type TestDatabase, type TestDatabaseOptions } from './database.js'
+import { createIdentity, type Identity } from './identity.js'
+import { startTestService, type TestService, type TestServiceOptions } from './service.js'
+
+// Set-up for the tests of one file, or of the describe it is called in, that needs vitest's hooks (so apart
+// from the rest of the testing kit, which the benches use outside vitest).
+
+/**
+ * What `start` makes, started in a beforeAll and stopped in an afterAll (`stop`, by default its close()).
+ * The object is returned at once, empty, and filled in when the beforeAll has run (the started value's own
+ * properties copied onto it): a file names its set-up once, at its top, and its tests use it as they would
+ * the started value.
+ */
+export function startBeforeAll<T extends object>(
+  start: () => Promise<T>,
+  stop: (started: T) => unknown = (started) => (started as { close?: () => unknown }).close?.(),
+): T {
+  const value = {} as T
+  let started: T | undefined
+  beforeAll(async () => {
+    started = await start()
+    Object.assign(value, started)
+  })
+  afterAll(async () => {
+    if (started !== undefined) await stop(started)
+  })
+  return value
+}
+
+/** A fresh test database (`createTestDatabase`) for the file's tests, dropped after them. */
+export const useTestDatabase = (options: TestDatabaseOptions = {}): TestDatabase =>
+  startBeforeAll(
+    () => createTestDatabase(options),
+    (db) => db.drop(),
+  )
+
+/** A service's app on a fresh database (`startTestService`) for the file's tests, closed after them. */
+export const useTestService = (options: TestServiceOptions): TestService =>
+  startBeforeAll(() => startTestService(options))
+
+/** `n` values of type T, as a tuple (so that each of a destructured `n` is defined). */
+export type Tuple<N extends number, T, Made extends T[] = []> = Made['length'] extends N
+  ? Made
+  : Tuple<N, T, [...Made, T]>
+
+/** `n` users who sign requests (random wallets), made before the file's tests. */
+export function useIdentities<N extends number>(n: N): Tuple<N, Identity> {
+  const users = Array.from({ length: n }, () => ({}) as Identity) as Identity[] & Tuple<N, Identity>
+  beforeAll(async () => {
+    const made = await Promise.all(users.map(() => createIdentity()))
+    for (const [i, identity] of made.entries()) Object.assign(users[i]!, identity)
+  })
+  return users
+}
