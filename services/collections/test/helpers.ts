@@ -141,8 +141,13 @@ export const lockWaiters = (h: Harness, n: number) => waitForLockWaiters(h.db.sq
 
 export { createIdentity, type Identity, randomUUID }
 
-/** The harness (`setup`) for the tests of the file, or of the describe it is called in: closed after them. */
-export const useHarness = (options: Parameters<typeof setup>[0] = {}): Harness =>
-  startBeforeAll(() => setup(options))
+type SetupOptions = Parameters<typeof setup>[0]
+
+/**
+ * The harness (`setup`) for the tests of the file, or of the describe it is called in: closed after them.
+ * Options that depend on another set-up of the file are given as a function, called when it has run.
+ */
+export const useHarness = (options: SetupOptions | (() => SetupOptions) = {}): Harness =>
+  startBeforeAll(() => setup(typeof options === 'function' ? options() : options))
 
 export { useIdentities }
