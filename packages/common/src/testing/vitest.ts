@@ -6,22 +6,27 @@ import { startTestService, type TestService, type TestServiceOptions } from './s
 // Set-up for the tests of one file, or of the describe it is called in, that needs vitest's hooks (so apart
 // from the rest of the testing kit, which the benches use outside vitest).
 
+export interface StartOptions<T> {
+  /** How it is stopped; by default its close(). */
+  stop?: (started: T) => unknown
+  /** The beforeAll's time limit, when it is not the configured hookTimeout. */
+  timeoutMs?: number
+}
+
 /**
- * What `start` makes, started in a beforeAll and stopped in an afterAll (`stop`, by default its close()).
+ * What `start` makes, started in a beforeAll and stopped in an afterAll (`options.stop`).
  * The object is returned at once, empty, and filled in when the beforeAll has run (the started value's own
  * properties copied onto it): a file names its set-up once, at its top, and its tests use it as they would
  * the started value.
  */
-export function startBeforeAll<T extends object>(
-  start: () => Promise<T>,
-  stop: (started: T) => unknown = (started) => (started as { close?: () => unknown }).close?.(),
-): T {
+export function startBeforeAll<T extends object>(start: () => Promise<T>, options: StartOptions<T> = {}): T {
+  const stop = options.stop ?? ((started: T) => (started as { close?: () => unknown }).close?.())
   const value = {} as T
   let started: T | undefined
   beforeAll(async () => {
     started = await start()
     Object.assign(value, started)
-  })
+  }, options.timeoutMs)
   afterAll(async () => {
     if (started !== undefined) await stop(started)
   })
@@ -29,11 +34,8 @@ export function startBeforeAll<T extends object>(
 }
 
 /** A fresh test database (`createTestDatabase`) for the file's tests, dropped after them. */
-export const useTestDatabase = (options: TestDatabaseOptions = {}): TestDatabase =>
-  startBeforeAll(
-    () => createTestDatabase(options),
-    (db) => db.drop(),
-  )
+export const useTestDatabase = (options: TestDatabaseOptions = {}, timeoutMs?: number): TestDatabase =>
+  startBeforeAll(() => createTestDatabase(options), { stop: (db) => db.drop(), timeoutMs })
 
 /** A service's app on a fresh database (`startTestService`) for the file's tests, closed after them. */
 export const useTestService = (options: TestServiceOptions): TestService =>
