@@ -127,12 +127,16 @@ export interface ClusterService {
  * The service's app on a private cluster (`startPrivateCluster`), migrated as a deployment is (its own
  * connection, no query deadline); undefined when the cluster cannot run here (the test skips; CI=true fails).
  */
-export async function startServiceOnPrivateCluster(options: {
+export interface ClusterServiceOptions {
   migrationsDir: string
   settings?: SessionSettings
   build: (sql: Sql) => Promise<App>
   timeouts?: DatabaseTimeouts
-}): Promise<ClusterService | undefined> {
+}
+
+export async function startServiceOnPrivateCluster(
+  options: ClusterServiceOptions,
+): Promise<ClusterService | undefined> {
   const cluster = await startPrivateCluster()
   if (cluster === undefined) return undefined
   let sql: Sql | undefined

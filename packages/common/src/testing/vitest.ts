@@ -1,7 +1,10 @@
-import { afterAll, beforeAll } from 'vitest'
+import { afterAll, beforeAll, expect } from 'vitest'
+import type { App } from '../kit/create-app.js'
 import { createTestDatabase, type TestDatabase, type TestDatabaseOptions } from './database.js'
 import { createIdentity, type Identity } from './identity.js'
+import { type ClusterService, type ClusterServiceOptions, startServiceOnPrivateCluster } from './outage.js'
 import { startTestService, type TestService, type TestServiceOptions } from './service.js'
+import { REPLAY_REFUSALS, replayRespelled, type SpentRequest } from './signature-spellings.js'
 
 // Set-up for the tests of one file, or of the describe it is called in, that needs vitest's hooks (so apart
 // from the rest of the testing kit, which the benches use outside vitest).
@@ -55,3 +58,26 @@ export function useIdentities<N extends number>(n: N): Tuple<N, Identity> {
   })
   return users
 }
+
+/**
+ * Asserts that every re-spelling of a used signature (`replayRespelled`) is refused as the replay it is,
+ * or as no signature at all, on each of two replicas.
+ */
+export async function expectRespelledReplaysRefused(replicas: [App, App], request: SpentRequest) {
+  const answers = await replayRespelled(replicas, request)
+  expect(answers, `${request.method} ${request.url}`).toEqual(REPLAY_REFUSALS)
+}
+
+/**
+ * A service on a private cluster the test stops for real (`startServiceOnPrivateCluster`, given the
+ * options when the file's tests start), closed after the tests. Its `service` is undefined when no cluster
+ * can run here: each test then skips.
+ */
+export const useServiceOnPrivateCluster = (
+  options: () => ClusterServiceOptions | Promise<ClusterServiceOptions>,
+): { service: ClusterService | undefined } =>
+  startBeforeAll(async () => ({ service: await startServiceOnPrivateCluster(await options()) }), {
+    stop: ({ service }) => service?.close(),
+    // a cluster of its own: initdb, a start and the migrations
+    timeoutMs: 120_000,
+  })
