@@ -2,7 +2,13 @@ import { afterAll, beforeAll, expect } from 'vitest'
 import type { App } from '../kit/create-app.js'
 import { createTestDatabase, type TestDatabase, type TestDatabaseOptions } from './database.js'
 import { createIdentity, type Identity } from './identity.js'
-import { type ClusterService, type ClusterServiceOptions, startServiceOnPrivateCluster } from './outage.js'
+import {
+  type ClusterService,
+  type ClusterServiceOptions,
+  type ProxiedTestService,
+  startProxiedTestService,
+  startServiceOnPrivateCluster,
+} from './outage.js'
 import { startTestService, type TestService, type TestServiceOptions } from './service.js'
 import { REPLAY_REFUSALS, replayRespelled, type SpentRequest } from './signature-spellings.js'
 
@@ -43,6 +49,15 @@ export const useTestDatabase = (options: TestDatabaseOptions = {}, timeoutMs?: n
 /** A service's app on a fresh database (`startTestService`) for the file's tests, closed after them. */
 export const useTestService = (options: TestServiceOptions): TestService =>
   startBeforeAll(() => startTestService(options))
+
+/**
+ * A service's app reaching its fresh database through a proxy the test cuts (`startProxiedTestService`,
+ * given the options when the file's tests start), closed after them.
+ */
+export const useProxiedTestService = (
+  options: () => TestServiceOptions | Promise<TestServiceOptions>,
+  timeoutMs?: number,
+): ProxiedTestService => startBeforeAll(async () => startProxiedTestService(await options()), { timeoutMs })
 
 /** `n` values of type T, as a tuple (so that each of a destructured `n` is defined). */
 export type Tuple<N extends number, T, Made extends T[] = []> = Made['length'] extends N
