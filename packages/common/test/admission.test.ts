@@ -4,7 +4,7 @@ import { createAdmission } from '../src/admission.js'
 import { verifyChain } from '../src/auth/verify.js'
 import { type App, createApp, ok } from '../src/index.js'
 import { costlyInvalidHeaders, createIdentity, signedHeaders } from '../src/testing/index.js'
-import { useKitDatabase } from './fixtures.js'
+import { useKitDatabase } from './set-up.js'
 
 const options = { concurrency: 2, queue: 100, maxWaitMs: 10_000, retryAfterS: 1, what: 'things' }
 const busy = (ms: number) => {

@@ -19,7 +19,7 @@ import {
   verifySignedFetch,
 } from '../src/index.js'
 import { createIdentity, type Identity, signedHeaders } from '../src/testing/index.js'
-import { useKitDatabase } from './fixtures.js'
+import { useKitDatabase } from './set-up.js'
 
 const MAX_AGE_S = 60
 const db = useKitDatabase()

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { BATCH_SIZE, batchTimeoutMs, createSql, inBatches, pruneSignatures } from '../src/index.js'
 import { lockWaiters, requireRealPostgres } from '../src/testing/index.js'
-import { useKitDatabase } from './fixtures.js'
+import { useKitDatabase } from './set-up.js'
 
 const db = useKitDatabase()
 

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type App, createApp, ok } from '../src/index.js'
 import { boundsFirst } from '../src/kit/validation.js'
-import { useKitDatabase } from './fixtures.js'
+import { useKitDatabase } from './set-up.js'
 
 const db = useKitDatabase()
 let app: App

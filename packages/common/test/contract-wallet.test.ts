@@ -21,7 +21,7 @@ import {
 } from '../src/index.js'
 import { signedHeaders } from '../src/signing.js'
 import { REPLAY_REFUSALS, respellLink, respellRequest, respellSignature } from '../src/testing/index.js'
-import { useKitDatabase } from './fixtures.js'
+import { useKitDatabase } from './set-up.js'
 
 const skip = chainTestsSkipReason()
 const MAX_AGE_S = 60

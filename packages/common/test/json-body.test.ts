@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type App, createApp, ok } from '../src/index.js'
 import { DEFAULT_BODY_MAX_DEPTH, nestsDeeperThan } from '../src/kit/json-body.js'
 import { flood } from '../src/testing/index.js'
-import { useKitDatabase } from './fixtures.js'
+import { useKitDatabase } from './set-up.js'
 
 /*
  * Defect: a JSON body within the size limit but nested a million deep (`[[[[…]]]]`) held the event loop for

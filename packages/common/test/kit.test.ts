@@ -5,7 +5,7 @@ import pino from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type App, BadRequestError, createApp, ok } from '../src/index.js'
 import { createIdentity, signedHeaders } from '../src/testing/index.js'
-import { useKitDatabase } from './fixtures.js'
+import { useKitDatabase } from './set-up.js'
 
 const db = useKitDatabase()
 let app: App

@@ -12,7 +12,7 @@ import {
   respellRequest,
 } from '../src/testing/index.js'
 import { useIdentities } from '../src/testing/vitest.js'
-import { useSignedDemo } from './fixtures.js'
+import { useSignedDemo } from './set-up.js'
 
 /*
  * Defect: the replay key hashed the owner and every link's payload as sent, while @dcl/crypto reads the

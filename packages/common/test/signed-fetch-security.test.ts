@@ -13,7 +13,7 @@ import {
   signedHeaders,
 } from '../src/testing/index.js'
 import { useIdentities } from '../src/testing/vitest.js'
-import { useSignedDemo } from './fixtures.js'
+import { useSignedDemo } from './set-up.js'
 
 const MAX_AGE_S = 60
 const demo = useSignedDemo({ authMaxAgeS: MAX_AGE_S })

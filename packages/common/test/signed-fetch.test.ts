@@ -2,7 +2,7 @@ import { Wallet } from 'ethers'
 import { describe, expect, it } from 'vitest'
 import { signedHeaders, signedInject } from '../src/testing/index.js'
 import { useIdentities } from '../src/testing/vitest.js'
-import { useSignedDemo } from './fixtures.js'
+import { useSignedDemo } from './set-up.js'
 
 const demo = useSignedDemo({ authMaxAgeS: 60 })
 const { db } = demo
