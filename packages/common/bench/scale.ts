@@ -15,6 +15,7 @@ import { cpus, loadavg } from 'node:os'
 import { performance } from 'node:perf_hooks'
 import autocannon from 'autocannon'
 import { createSql, type SessionSettings, type Sql } from '../src/db/database.js'
+import { migrate } from '../src/db/migrate.js'
 import { type PrivateCluster, startPrivateCluster } from '../src/testing/private-cluster.js'
 
 export const log = (line = '') => process.stdout.write(`${line}\n`)
@@ -207,6 +208,70 @@ export function forkService(
     )
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)))
   })
+}
+
+/** The volume option's divisor: `--small true` seeds a tenth of the production volume. */
+export const volumeDivisor = () => (option('small') === 'true' ? 10 : 1)
+
+export interface ScaleSides extends Record<'empty' | 'full', Side> {
+  /** Stops the services and drops the databases (a reused one is kept). */
+  close(): Promise<void>
+}
+
+/**
+ * Both sides of the bench: for each, its database (migrated, seeded unless reused, vacuumed and analysed
+ * as autovacuum leaves a database at rest) and the service forked on it.
+ */
+export async function openSides<Volume extends object>(
+  server: ScaleServer,
+  options: {
+    /** The database of each side: its name and the volume it is seeded to. */
+    databases: Record<'empty' | 'full', { name: string; volume: Volume }>
+    settings: SessionSettings
+    reuse: boolean
+    migrationsDir: string
+    /** Seeds a new database to its volume. */
+    seed(db: BenchDatabase, volume: Volume): Promise<void>
+    /** What each run writes afresh after the seed (the bench's own users, whose keys are new). */
+    prepare?(db: BenchDatabase): Promise<void>
+    /** The service's entry (it reports its port over IPC), its environment beside DATABASE_URL, its arguments. */
+    serve: { script: string; env: Record<string, string>; args?: string[] }
+  },
+): Promise<ScaleSides> {
+  const dbs: BenchDatabase[] = []
+  const services: ServiceProcess[] = []
+  const close = async () => {
+    await Promise.all(services.map((s) => s.stop()))
+    for (const db of dbs) await db.drop()
+  }
+  try {
+    for (const label of ['empty', 'full'] as const) {
+      const { name, volume } = options.databases[label]
+      const { db, existed } = await openDatabase(server, name, label, options)
+      dbs.push(db)
+      const started = performance.now()
+      await migrate(db.sql, options.migrationsDir)
+      if (!existed) await options.seed(db, volume)
+      await options.prepare?.(db)
+      // as autovacuum leaves a database at rest (and after the migrations a reused one just took)
+      await db.sql`vacuum analyze`
+      log(
+        `${label} database ${name}: ${existed ? 'reused' : 'seeded'} in ${((performance.now() - started) / 1000).toFixed(1)} s ` +
+          `(${JSON.stringify(volume)}), load average ${loadAverage()}`,
+      )
+    }
+    const sides = { close } as ScaleSides
+    for (const db of dbs) {
+      const env = { DATABASE_URL: db.url, ...options.serve.env }
+      const service = await forkService(options.serve.script, env, options.serve.args)
+      services.push(service)
+      sides[db.label] = { db, service }
+    }
+    return sides
+  } catch (error) {
+    await close()
+    throw error
+  }
 }
 
 /** What PostgreSQL did for one database so far: CPU of its processes, and pg_stat_statements' totals. */

@@ -1,18 +1,13 @@
-import { existsSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
+import { findUpSync } from 'find-up-simple'
 
 // Every path of a service's own files in one place: the services' DATA_DIR default, `pnpm start` and the
 // demo (which reads what the services generated) all compute them here.
 
 /** The repository root (where pnpm-workspace.yaml is), or `from` itself outside one. */
 export function findRepositoryRoot(from = process.cwd()): string {
-  let dir = resolve(from)
-  for (;;) {
-    if (existsSync(join(dir, 'pnpm-workspace.yaml'))) return dir
-    const parent = dirname(dir)
-    if (parent === dir) return resolve(from)
-    dir = parent
-  }
+  const workspace = findUpSync('pnpm-workspace.yaml', { cwd: from })
+  return workspace ? dirname(workspace) : resolve(from)
 }
 
 /** A service's DATA_DIR when none is set: `.data/<service>` at the repository root. */

@@ -2,15 +2,9 @@ import { Type } from '@sinclair/typebox'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createAdmission } from '../src/admission.js'
 import { verifyChain } from '../src/auth/verify.js'
-import { type App, createApp, migrate, ok } from '../src/index.js'
-import {
-  costlyInvalidHeaders,
-  createIdentity,
-  createTestDatabase,
-  signedHeaders,
-  type TestDatabase,
-} from '../src/testing/index.js'
-import { emptyMigrations } from './fixtures.js'
+import { type App, createApp, ok } from '../src/index.js'
+import { costlyInvalidHeaders, createIdentity, signedHeaders } from '../src/testing/index.js'
+import { useKitDatabase } from './set-up.js'
 
 const options = { concurrency: 2, queue: 100, maxWaitMs: 10_000, retryAfterS: 1, what: 'things' }
 const busy = (ms: number) => {
@@ -110,12 +104,10 @@ describe('the costliest invalid headers of the test kit', () => {
 })
 
 describe('signed fetch under admission control', () => {
-  let db: TestDatabase
+  const db = useKitDatabase()
   let app: App
 
   beforeAll(async () => {
-    db = await createTestDatabase()
-    await migrate(db.sql, emptyMigrations())
     app = await createApp({
       name: 'demo',
       version: '1.0.0',
@@ -136,7 +128,6 @@ describe('signed fetch under admission control', () => {
   let gate = new Promise<void>((resolve) => (open = resolve))
   afterAll(async () => {
     await app?.close()
-    await db?.drop()
   })
 
   it('verifies what it can take and refuses the rest with 503 and Retry-After, in the envelope', async () => {

@@ -9,7 +9,6 @@ import {
   type App,
   createApp,
   isMutating,
-  migrate,
   ok,
   recordSignature,
   type SignedRequest,
@@ -20,23 +19,15 @@ import {
   usedSignature,
   verifySignedFetch,
 } from '../src/index.js'
-import {
-  createIdentity,
-  createTestDatabase,
-  type Identity,
-  signedHeaders,
-  type TestDatabase,
-} from '../src/testing/index.js'
-import { emptyMigrations } from './fixtures.js'
+import { createIdentity, type Identity, signedHeaders } from '../src/testing/index.js'
+import { useKitDatabase } from './set-up.js'
 
 const MAX_AGE_S = 60
-let db: TestDatabase
+const db = useKitDatabase()
 let app: App
 let alice: Identity
 
 beforeAll(async () => {
-  db = await createTestDatabase()
-  await migrate(db.sql, emptyMigrations())
   app = await createApp({ name: 'demo', version: '1.0.0', sql: db.sql, authMaxAgeS: MAX_AGE_S })
   await app.register(
     async (scope) => {
@@ -54,7 +45,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await app?.close()
-  await db?.drop()
 })
 
 const post = (headers: Record<string, string>) =>

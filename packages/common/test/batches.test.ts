@@ -1,22 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { BATCH_SIZE, batchTimeoutMs, createSql, inBatches, migrate, pruneSignatures } from '../src/index.js'
-import {
-  createTestDatabase,
-  lockWaiters,
-  requireRealPostgres,
-  type TestDatabase,
-} from '../src/testing/index.js'
-import { emptyMigrations } from './fixtures.js'
+import { describe, expect, it } from 'vitest'
+import { BATCH_SIZE, batchTimeoutMs, createSql, inBatches, pruneSignatures } from '../src/index.js'
+import { lockWaiters, requireRealPostgres } from '../src/testing/index.js'
+import { useKitDatabase } from './set-up.js'
 
-let db: TestDatabase
-
-beforeAll(async () => {
-  db = await createTestDatabase()
-  await migrate(db.sql, emptyMigrations())
-})
-afterAll(async () => {
-  await db?.drop()
-})
+const db = useKitDatabase()
 
 /** `expired` signatures past their time (the oldest first by number) and `live` ones still inside it. */
 async function fill(expired: number, live: number) {

@@ -1,11 +1,10 @@
 import { Type } from '@sinclair/typebox'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type App, createApp, migrate, ok } from '../src/index.js'
+import { type App, createApp, ok } from '../src/index.js'
 import { boundsFirst } from '../src/kit/validation.js'
-import { createTestDatabase, type TestDatabase } from '../src/testing/index.js'
-import { emptyMigrations } from './fixtures.js'
+import { useKitDatabase } from './set-up.js'
 
-let db: TestDatabase
+const db = useKitDatabase()
 let app: App
 
 const Order = Type.Object(
@@ -23,14 +22,11 @@ const Order = Type.Object(
 )
 
 beforeAll(async () => {
-  db = await createTestDatabase()
-  await migrate(db.sql, emptyMigrations())
   app = await createApp({ name: 'demo', version: '1', sql: db.sql })
   app.post('/orders', { schema: { body: Order } }, async (request) => ok(request.body))
 })
 afterAll(async () => {
   await app?.close()
-  await db?.drop()
 })
 
 interface Refusal {

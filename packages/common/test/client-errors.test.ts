@@ -1,7 +1,7 @@
 import { connect } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type App, createApp, ok } from '../src/index.js'
-import { createTestDatabase, type TestDatabase } from '../src/testing/index.js'
+import { useTestDatabase } from '../src/testing/vitest.js'
 
 /*
  * Requests refused before Fastify sees them. Defect: an HTTP/1.1 request without Host (Node's own 400),
@@ -9,12 +9,11 @@ import { createTestDatabase, type TestDatabase } from '../src/testing/index.js'
  * got no envelope, an empty body or nothing at all. The parser's refusals are pinned here too.
  */
 
-let db: TestDatabase
+const db = useTestDatabase()
 let app: App
 let port: number
 
 beforeAll(async () => {
-  db = await createTestDatabase()
   app = await createApp({ name: 'raw', version: '0.0.0', sql: db.sql })
   app.get('/x', async () => ok('x'))
   app.post('/x', async () => ok('x'))
@@ -24,7 +23,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await app?.close()
-  await db?.drop()
 })
 
 /** Sends raw bytes; the answer's status, headers (lower-case names) and body, once the server closes. */

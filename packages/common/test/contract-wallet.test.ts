@@ -14,22 +14,14 @@ import { verifyChain } from '../src/auth/verify.js'
 import {
   type App,
   createApp,
-  migrate,
   ok,
   type SignedRequest,
   signedFetchPayload,
   verifySignedFetch,
 } from '../src/index.js'
 import { signedHeaders } from '../src/signing.js'
-import {
-  createTestDatabase,
-  REPLAY_REFUSALS,
-  respellLink,
-  respellRequest,
-  respellSignature,
-  type TestDatabase,
-} from '../src/testing/index.js'
-import { emptyMigrations } from './fixtures.js'
+import { REPLAY_REFUSALS, respellLink, respellRequest, respellSignature } from '../src/testing/index.js'
+import { useKitDatabase } from './set-up.js'
 
 const skip = chainTestsSkipReason()
 const MAX_AGE_S = 60
@@ -52,7 +44,7 @@ const personal =
 describe.skipIf(skip)('a signed request from a contract wallet (EIP-1654 on anvil)', () => {
   let anvil: Anvil
   let provider: JsonRpcProvider
-  let db: TestDatabase
+  const db = useKitDatabase()
   let app: App
   /** The wallet's owner EOA: signs, holds nothing, never sends a transaction. */
   const owner = Wallet.createRandom()
@@ -64,8 +56,6 @@ describe.skipIf(skip)('a signed request from a contract wallet (EIP-1654 on anvi
     provider = anvil.provider()
     const contract = await deploy('ContractWallet', anvil.devWallet(0, provider), owner.address)
     wallet = await contract.getAddress()
-    db = await createTestDatabase()
-    await migrate(db.sql, emptyMigrations())
     app = await createApp({
       name: 'demo',
       version: '1.0.0',
@@ -82,7 +72,6 @@ describe.skipIf(skip)('a signed request from a contract wallet (EIP-1654 on anvi
 
   afterAll(async () => {
     await app?.close()
-    await db?.drop()
     provider?.destroy()
     await anvil?.close()
   })

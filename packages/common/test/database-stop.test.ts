@@ -1,12 +1,8 @@
 import { randomUUID } from 'node:crypto'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { createApp, ok } from '../src/index.js'
-import {
-  type ClusterService,
-  databaseStopProblems,
-  recovered,
-  startServiceOnPrivateCluster,
-} from '../src/testing/index.js'
+import { databaseStopProblems, recovered } from '../src/testing/index.js'
+import { useServiceOnPrivateCluster } from '../src/testing/vitest.js'
 import { migrationsOf } from './fixtures.js'
 
 /*
@@ -16,31 +12,24 @@ import { migrationsOf } from './fixtures.js'
  * timeout. The proxy-cut outage tests never saw it (a cut proxy behaves differently from a stopped server).
  */
 
-let service: ClusterService | undefined
-
-beforeAll(async () => {
-  service = await startServiceOnPrivateCluster({
-    migrationsDir: migrationsOf('create table notes (id uuid primary key);'),
-    build: async (sql) => {
-      const app = await createApp({ name: 'stop', version: '0.0.0', sql })
-      app.post<{ Params: { id: string } }>('/notes/:id', async (request) => {
-        await sql`insert into notes (id) values (${request.params.id})`
-        return ok(null)
-      })
-      app.get('/notes', async () =>
-        ok((await sql<{ n: number }[]>`select count(*)::int as n from notes`)[0]!.n),
-      )
-      return app
-    },
-  })
-}, 120_000)
-
-afterAll(async () => {
-  await service?.close()
-})
+const cluster = useServiceOnPrivateCluster(() => ({
+  migrationsDir: migrationsOf('create table notes (id uuid primary key);'),
+  build: async (sql) => {
+    const app = await createApp({ name: 'stop', version: '0.0.0', sql })
+    app.post<{ Params: { id: string } }>('/notes/:id', async (request) => {
+      await sql`insert into notes (id) values (${request.params.id})`
+      return ok(null)
+    })
+    app.get('/notes', async () =>
+      ok((await sql<{ n: number }[]>`select count(*)::int as n from notes`)[0]!.n),
+    )
+    return app
+  },
+}))
 
 describe('a real database stop', () => {
   it('answers 503 within seconds all along, keeps acknowledged writes, and recovers without a restart', async (context) => {
+    const { service } = cluster
     if (service === undefined) return context.skip()
     const { app } = service
     const acknowledged: string[] = []

@@ -1,4 +1,5 @@
-import { mkdtempSync } from 'node:fs'
+import { randomUUID } from 'node:crypto'
+import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -8,6 +9,7 @@ import {
   isDatabaseUnavailable,
   migrate,
   openDatabase,
+  type Sql,
 } from '../src/index.js'
 import {
   createTestDatabase,
@@ -92,6 +94,48 @@ describe('test databases', () => {
     )
     await scratch.drop()
     expect(modes.map(([row]) => row?.plan_cache_mode)).toEqual(Array(4).fill('force_generic_plan'))
+  })
+})
+
+describe('test databases from a template', () => {
+  it('hold the migrations and the seed, written once however many ask at once; a changed migration makes a new template', async (ctx) => {
+    requireRealPostgres(ctx, db)
+    // content of its own, so that no template of an earlier run answers
+    const dir = migrationsOf(`create table t (v text); -- ${randomUUID()}`)
+    let written = 0
+    const seed = {
+      name: 'probe',
+      inputs: [dir],
+      write: async (sql: Sql) => {
+        written++
+        await sql`insert into t values ('seeded')`
+      },
+    }
+    const admin = createSql(testServerUrl(), { max: 1 })
+    const made = await Promise.all([1, 2, 3].map(() => createTestDatabase({ migrationsDir: dir, seed })))
+    try {
+      for (const copy of made) expect(await copy.sql`select v from t`).toEqual([{ v: 'seeded' }])
+      expect(written).toBe(1)
+      await made[0]!.sql`insert into t values ('mine')`
+      expect(await made[1]!.sql`select v from t`).toEqual([{ v: 'seeded' }])
+
+      writeFileSync(
+        join(dir, '00001_step', 'index.sql'),
+        `create table t (v text, w int); -- ${randomUUID()}`,
+      )
+      const changed = await createTestDatabase({ migrationsDir: dir, seed })
+      const columns =
+        await changed.sql`select column_name from information_schema.columns where table_name = 't'`
+      await changed.drop()
+      expect(written).toBe(2)
+      expect(columns.map((c) => c.column_name).sort()).toEqual(['v', 'w'])
+    } finally {
+      for (const copy of made) await copy.drop()
+      const templates = await admin<{ datname: string }[]>`
+        select datname from pg_database where datname like 'test_template_%probe_%'`
+      for (const { datname } of templates) await admin.unsafe(`drop database if exists "${datname}"`)
+      await admin.end()
+    }
   })
 })
 

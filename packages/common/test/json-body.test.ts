@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type App, createApp, migrate, ok } from '../src/index.js'
+import { type App, createApp, ok } from '../src/index.js'
 import { DEFAULT_BODY_MAX_DEPTH, nestsDeeperThan } from '../src/kit/json-body.js'
-import { createTestDatabase, flood, type TestDatabase } from '../src/testing/index.js'
-import { emptyMigrations } from './fixtures.js'
+import { flood } from '../src/testing/index.js'
+import { useKitDatabase } from './set-up.js'
 
 /*
  * Defect: a JSON body within the size limit but nested a million deep (`[[[[…]]]]`) held the event loop for
@@ -30,14 +30,12 @@ describe('the nesting scan', () => {
 })
 
 describe('a JSON body', () => {
-  let db: TestDatabase
+  const db = useKitDatabase()
   let app: App
   let baseUrl: string
   const FOUR_MB = 4 * 1024 * 1024
 
   beforeAll(async () => {
-    db = await createTestDatabase()
-    await migrate(db.sql, emptyMigrations())
     app = await createApp({ name: 'demo', version: '1.0.0', sql: db.sql })
     app.post('/things', { schema: { body: Type.Object({ a: Type.Unknown() }) } }, async (request) =>
       ok(request.body),
@@ -48,7 +46,6 @@ describe('a JSON body', () => {
   })
   afterAll(async () => {
     await app?.close()
-    await db?.drop()
   })
 
   const post = (url: string, payload: string) =>

@@ -3,11 +3,11 @@ import { gunzipSync } from 'node:zlib'
 import { Type } from '@sinclair/typebox'
 import pino from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type App, BadRequestError, createApp, migrate, ok } from '../src/index.js'
-import { createIdentity, createTestDatabase, signedHeaders, type TestDatabase } from '../src/testing/index.js'
-import { emptyMigrations } from './fixtures.js'
+import { type App, BadRequestError, createApp, ok } from '../src/index.js'
+import { createIdentity, signedHeaders } from '../src/testing/index.js'
+import { useKitDatabase } from './set-up.js'
 
-let db: TestDatabase
+const db = useKitDatabase()
 let app: App
 let base: string
 let ready = true
@@ -18,8 +18,6 @@ const Thing = Type.Object(
 )
 
 beforeAll(async () => {
-  db = await createTestDatabase()
-  await migrate(db.sql, emptyMigrations())
   app = await createApp({
     name: 'demo',
     version: '1.2.3',
@@ -65,7 +63,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await app?.close()
-  await db?.drop()
 })
 
 const call = (path: string, init?: RequestInit) => fetch(`${base}${path}`, init)

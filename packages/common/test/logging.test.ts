@@ -2,18 +2,11 @@ import { spawn, spawnSync } from 'node:child_process'
 import { once } from 'node:events'
 import { fileURLToPath } from 'node:url'
 import { stripVTControlCharacters } from 'node:util'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestDatabase, type TestDatabase } from '../src/testing/index.js'
+import { describe, expect, it } from 'vitest'
+import { useTestDatabase } from '../src/testing/vitest.js'
 
 const script = fileURLToPath(new URL('./fixtures/logging-server.ts', import.meta.url))
-let db: TestDatabase
-
-beforeAll(async () => {
-  db = await createTestDatabase()
-})
-afterAll(async () => {
-  await db?.drop()
-})
+const db = useTestDatabase()
 
 interface Line {
   level: number

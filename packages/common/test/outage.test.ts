@@ -1,20 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type App, createApp, ok } from '../src/index.js'
-import {
-  createTestDatabase,
-  eventually,
-  type ProxiedDatabase,
-  proxiedDatabase,
-  type TestDatabase,
-} from '../src/testing/index.js'
+import { eventually, type ProxiedDatabase, proxiedDatabase } from '../src/testing/index.js'
+import { useTestDatabase } from '../src/testing/vitest.js'
 
 // The database is reached through a proxy this file cuts and restores: the shared server never stops.
-let db: TestDatabase
+const db = useTestDatabase()
 let proxied: ProxiedDatabase
 let app: App
 
 beforeAll(async () => {
-  db = await createTestDatabase()
   proxied = await proxiedDatabase(db)
   app = await createApp({ name: 'outage', version: '0.0.0', sql: proxied.sql })
   app.get('/from-database', async () => ok((await proxied.sql`select 1 as one`)[0]))
@@ -25,7 +19,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await app?.close()
   await proxied?.close()
-  await db?.drop()
 })
 
 const get = (url: string) => app.inject({ method: 'GET', url })

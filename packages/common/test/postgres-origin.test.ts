@@ -1,8 +1,8 @@
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
-import { afterAll, beforeAll, expect, it } from 'vitest'
+import { expect, it } from 'vitest'
 import type { Sql } from '../src/index.js'
-import { createTestDatabase, type TestDatabase } from '../src/testing/index.js'
+import { useTestDatabase } from '../src/testing/vitest.js'
 
 /*
  * postgres.js keeps one Error per statement, made when the statement first runs, to give later errors
@@ -14,13 +14,7 @@ import { createTestDatabase, type TestDatabase } from '../src/testing/index.js'
 setFlagsFromString('--expose-gc')
 const gc = runInNewContext('gc') as () => void
 
-let db: TestDatabase
-beforeAll(async () => {
-  db = await createTestDatabase()
-})
-afterAll(async () => {
-  await db?.drop()
-})
+const db = useTestDatabase()
 
 /** A caller whose scope holds `big` and that runs a statement no other code runs. */
 function callerHolding(big: Uint8Array) {

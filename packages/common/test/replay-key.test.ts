@@ -1,21 +1,18 @@
 import { type AuthChain, AuthLinkType } from '@dcl/crypto'
-import { Type } from '@sinclair/typebox'
 import { type BaseWallet, Wallet } from 'ethers'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { verifyChain } from '../src/auth/verify.js'
-import { type App, createApp, migrate, ok, recordSignature, replayRefused } from '../src/index.js'
+import type { App } from '../src/index.js'
 import { type Identity as SigningIdentity, signedHeaders } from '../src/signing.js'
 import {
   ACCEPTED_REQUEST_SPELLINGS,
   createIdentity,
-  createTestDatabase,
-  type Identity,
   REPLAY_REFUSALS,
   replayRespelled,
   respellRequest,
-  type TestDatabase,
 } from '../src/testing/index.js'
-import { emptyMigrations } from './fixtures.js'
+import { useIdentities } from '../src/testing/vitest.js'
+import { useSignedDemo } from './set-up.js'
 
 /*
  * Defect: the replay key hashed the owner and every link's payload as sent, while @dcl/crypto reads the
@@ -26,47 +23,8 @@ import { emptyMigrations } from './fixtures.js'
  */
 
 const MAX_AGE_S = 60
-let db: TestDatabase
-let app: App
-let replica: App
-let alice: Identity
-
-async function buildDemo(): Promise<App> {
-  const demo = await createApp({ name: 'demo', version: '1.0.0', sql: db.sql, authMaxAgeS: MAX_AGE_S })
-  await demo.register(
-    async (scope) => {
-      scope.post(
-        '/things/:id',
-        { config: { auth: 'signed' }, schema: { body: Type.Object({ name: Type.String() }) } },
-        async (request) => ok({ signer: request.signer }),
-      )
-      // records the signature in its own write, as the claims create does
-      scope.post('/notes/:id', { config: { auth: 'signed', replay: 'route' } }, async (request) => {
-        const [row] = await db.sql<{ fresh: boolean }[]>`
-          with used as (${recordSignature(db.sql, request.usedSignature!)})
-          select exists (select from used) as fresh`
-        if (!row?.fresh) throw replayRefused()
-        return ok({ signer: request.signer })
-      })
-    },
-    { prefix: '/v1' },
-  )
-  return demo
-}
-
-beforeAll(async () => {
-  db = await createTestDatabase()
-  await migrate(db.sql, emptyMigrations())
-  app = await buildDemo()
-  replica = await buildDemo()
-  alice = await createIdentity()
-})
-
-afterAll(async () => {
-  await app?.close()
-  await replica?.close()
-  await db?.drop()
-})
+const demo = useSignedDemo({ authMaxAgeS: MAX_AGE_S })
+const [alice] = useIdentities(1)
 
 const loginMessage = (ephemeral: string, expiration: Date) =>
   `Decentraland Login\nEphemeral address: ${ephemeral}\nExpiration: ${expiration.toISOString()}`
@@ -224,8 +182,8 @@ describe('the replay key', () => {
     )
     expect(await keyOf(url, renewed, now)).toBe(await keyOf(url, first, now))
     // through the service, on two replicas: the second delegation is the same request
-    expect((await post(app, url, first)).statusCode).toBe(200)
-    expect(reason(await post(replica, url, renewed))).toEqual([401, 'replayed'])
+    expect((await post(demo.app, url, first)).statusCode).toBe(200)
+    expect(reason(await post(demo.replica, url, renewed))).toEqual([401, 'replayed'])
   })
 
   it('is the same for a delegation holding U+FFFD and one holding a lone surrogate in its place', async () => {
@@ -259,8 +217,8 @@ describe('the replay key', () => {
       ...sent,
       'x-identity-auth-chain-1': sent['x-identity-auth-chain-1']!.replace('\\ufffd', '\\ud800'),
     }
-    expect((await post(app, url, sent)).statusCode).toBe(200)
-    expect(reason(await post(replica, url, surrogate))).toEqual([401, 'replayed'])
+    expect((await post(demo.app, url, sent)).statusCode).toBe(200)
+    expect(reason(await post(demo.replica, url, surrogate))).toEqual([401, 'replayed'])
   })
 })
 
@@ -274,11 +232,11 @@ const reason = (answer: { statusCode: number; json: () => { data?: { reason?: st
 describe('a used request sent again in another spelling', () => {
   for (const [chainName, identity] of Object.entries(chains)) {
     for (const route of ['things', 'notes']) {
-      it(`${chainName}, /v1/${route}: is refused in every spelling, on either replica`, async () => {
+      it(`${chainName}, /v1/${route}: is refused in every spelling, on either demo.replica`, async () => {
         const url = `/v1/${route}/${crypto.randomUUID()}`
         const headers = signedHeaders(identity(), 'POST', url, { metadata: { nonce: 'Abc' } })
-        expect((await post(app, url, headers)).statusCode).toBe(200)
-        const answers = await replayRespelled([replica, app], {
+        expect((await post(demo.app, url, headers)).statusCode).toBe(200)
+        const answers = await replayRespelled([demo.replica, demo.app], {
           method: 'POST',
           url,
           headers,
@@ -292,8 +250,8 @@ describe('a used request sent again in another spelling', () => {
           const url = `/v1/${route}/${crypto.randomUUID()}`
           const headers = signedHeaders(identity(), 'POST', url, { metadata: { nonce: 'Abc' } })
           const sent = respellRequest({ url, headers }, spelling)
-          expect((await post(replica, sent.url, sent.headers)).statusCode, spelling).toBe(200)
-          expect(reason(await post(app, url, headers)), spelling).toEqual([401, 'replayed'])
+          expect((await post(demo.replica, sent.url, sent.headers)).statusCode, spelling).toBe(200)
+          expect(reason(await post(demo.app, url, headers)), spelling).toEqual([401, 'replayed'])
         }
       })
     }
@@ -306,7 +264,9 @@ describe('a used request sent again in another spelling', () => {
       { url, headers },
       ...ACCEPTED_REQUEST_SPELLINGS.map((s) => respellRequest({ url, headers }, s)),
     ]
-    const answers = await Promise.all(attempts.map((a, i) => post(i % 2 ? replica : app, a.url, a.headers)))
+    const answers = await Promise.all(
+      attempts.map((a, i) => post(i % 2 ? demo.replica : demo.app, a.url, a.headers)),
+    )
     expect(answers.map((a) => a.statusCode).sort()).toEqual([200, ...attempts.slice(1).map(() => 401)])
   })
 })

@@ -1,18 +1,11 @@
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { fileURLToPath } from 'node:url'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestDatabase, type TestDatabase } from '../src/testing/index.js'
+import { afterAll, describe, expect, it } from 'vitest'
+import { useTestDatabase } from '../src/testing/vitest.js'
 
 const script = fileURLToPath(new URL('./fixtures/slow-server.ts', import.meta.url))
-let db: TestDatabase
-
-beforeAll(async () => {
-  db = await createTestDatabase()
-})
-afterAll(async () => {
-  await db?.drop()
-})
+const db = useTestDatabase()
 
 async function start(env: Record<string, string> = {}) {
   const child = spawn(process.execPath, ['--import', 'tsx', script], {

@@ -1,75 +1,24 @@
 import { request as rawRequest } from 'node:http'
 import { connect } from 'node:net'
 import { Authenticator } from '@dcl/crypto'
-import { Type } from '@sinclair/typebox'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  type App,
-  createApp,
-  migrate,
-  ok,
-  pruneSignatures,
-  recordSignature,
-  replayRefused,
-  signedFetchPayload,
-  verifySignedFetch,
-} from '../src/index.js'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { type App, pruneSignatures, signedFetchPayload, verifySignedFetch } from '../src/index.js'
 import {
   ACCEPTED_SPELLINGS as ACCEPTED_VARIANTS,
   createIdentity,
-  createTestDatabase,
   type Identity,
   REFUSED_SPELLINGS as REFUSED_VARIANTS,
   respellSignature as respelled,
   respellLink,
   signedHeaders,
-  type TestDatabase,
 } from '../src/testing/index.js'
-import { emptyMigrations } from './fixtures.js'
+import { useIdentities } from '../src/testing/vitest.js'
+import { useSignedDemo } from './set-up.js'
 
 const MAX_AGE_S = 60
-let db: TestDatabase
-let app: App
-let replica: App
-let alice: Identity
-
-async function buildDemo(): Promise<App> {
-  const demo = await createApp({ name: 'demo', version: '1.0.0', sql: db.sql, authMaxAgeS: MAX_AGE_S })
-  await demo.register(
-    async (scope) => {
-      scope.post(
-        '/things',
-        { config: { auth: 'signed' }, schema: { body: Type.Object({ name: Type.String() }) } },
-        async (request) => ok({ signer: request.signer }),
-      )
-      scope.get('/things', { config: { auth: 'signed' } }, async (request) => ok({ signer: request.signer }))
-      // records the signature in its own write, as the claims create does
-      scope.post('/notes', { config: { auth: 'signed', replay: 'route' } }, async (request) => {
-        const [row] = await db.sql<{ fresh: boolean }[]>`
-          with used as (${recordSignature(db.sql, request.usedSignature!)})
-          select exists (select from used) as fresh`
-        if (!row?.fresh) throw replayRefused()
-        return ok({ signer: request.signer })
-      })
-    },
-    { prefix: '/v1' },
-  )
-  return demo
-}
-
-beforeAll(async () => {
-  db = await createTestDatabase()
-  await migrate(db.sql, emptyMigrations())
-  app = await buildDemo()
-  replica = await buildDemo()
-  alice = await createIdentity()
-})
-
-afterAll(async () => {
-  await app?.close()
-  await replica?.close()
-  await db?.drop()
-})
+const demo = useSignedDemo({ authMaxAgeS: MAX_AGE_S })
+const { db } = demo
+const [alice] = useIdentities(1)
 
 const send = (on: App, url: string, headers: Record<string, string>) =>
   on.inject({ method: 'POST', url, headers, payload: { name: 'x' } })
@@ -105,19 +54,19 @@ describe('replay protection by what was signed', () => {
   }
   for (const [chainName, sign] of Object.entries(chains)) {
     for (const url of ['/v1/things', '/v1/notes']) {
-      it(`${chainName}, ${url}: every spelling verification accepts is one replay, on either replica`, async () => {
+      it(`${chainName}, ${url}: every spelling verification accepts is one replay, on either demo.replica`, async () => {
         for (const variant of ACCEPTED_VARIANTS) {
           const headers = await sign('POST', url)
-          expect((await send(app, url, headers)).statusCode, variant).toBe(200)
-          const replay = await send(replica, url, respelled(headers, variant))
+          expect((await send(demo.app, url, headers)).statusCode, variant).toBe(200)
+          const replay = await send(demo.replica, url, respelled(headers, variant))
           expect([replay.statusCode, replay.json().data?.reason], variant).toEqual([401, 'replayed'])
           // and the other way round: a re-spelled signature used first, the original is its replay
           const fresh = await sign('POST', url)
-          expect((await send(replica, url, respelled(fresh, variant))).statusCode, variant).toBe(200)
-          const original = await send(app, url, fresh)
+          expect((await send(demo.replica, url, respelled(fresh, variant))).statusCode, variant).toBe(200)
+          const original = await send(demo.app, url, fresh)
           expect([original.statusCode, original.json().data?.reason], variant).toEqual([401, 'replayed'])
           for (const other of ACCEPTED_VARIANTS) {
-            const again = await send(other.length % 2 ? app : replica, url, respelled(fresh, other))
+            const again = await send(other.length % 2 ? demo.app : demo.replica, url, respelled(fresh, other))
             expect(again.statusCode, `${variant} then ${other}`).toBe(401)
           }
         }
@@ -126,10 +75,10 @@ describe('replay protection by what was signed', () => {
       it(`${chainName}, ${url}: the spellings verification refuses are refused 401`, async () => {
         for (const variant of REFUSED_VARIANTS) {
           const headers = await sign('POST', url)
-          const answer = await send(app, url, respelled(headers, variant))
+          const answer = await send(demo.app, url, respelled(headers, variant))
           expect([answer.statusCode, answer.json().data?.reason], variant).toEqual([401, 'invalid_signature'])
           // refused, so not used: the genuine request still goes through once
-          expect((await send(replica, url, headers)).statusCode, variant).toBe(200)
+          expect((await send(demo.replica, url, headers)).statusCode, variant).toBe(200)
         }
       })
     }
@@ -139,7 +88,7 @@ describe('replay protection by what was signed', () => {
     for (const url of ['/v1/things', '/v1/notes']) {
       const headers = signedHeaders(alice, 'POST', url)
       const attempts = [headers, ...ACCEPTED_VARIANTS.map((v) => respelled(headers, v))]
-      const answers = await Promise.all(attempts.map((h, i) => send(i % 2 ? replica : app, url, h)))
+      const answers = await Promise.all(attempts.map((h, i) => send(i % 2 ? demo.replica : demo.app, url, h)))
       expect(answers.filter((a) => a.statusCode === 200)).toHaveLength(1)
       expect(answers.filter((a) => a.statusCode === 401)).toHaveLength(attempts.length - 1)
     }
@@ -147,18 +96,18 @@ describe('replay protection by what was signed', () => {
 
   it('counts a re-spelled delegation (the owner → ephemeral link) as the same request', async () => {
     const headers = signedHeaders(alice, 'POST', '/v1/things')
-    expect((await send(app, '/v1/things', headers)).statusCode).toBe(200)
+    expect((await send(demo.app, '/v1/things', headers)).statusCode).toBe(200)
     for (const variant of ACCEPTED_VARIANTS) {
-      const replay = await send(replica, '/v1/things', respellLink(headers, 1, variant))
+      const replay = await send(demo.replica, '/v1/things', respellLink(headers, 1, variant))
       expect([replay.statusCode, replay.json().data?.reason], variant).toEqual([401, 'replayed'])
     }
   })
 
   it('verifies a re-spelled read afresh rather than trusting the read cache', async () => {
     const headers = signedHeaders(alice, 'GET', '/v1/things')
-    expect((await app.inject({ method: 'GET', url: '/v1/things', headers })).statusCode).toBe(200)
+    expect((await demo.app.inject({ method: 'GET', url: '/v1/things', headers })).statusCode).toBe(200)
     for (const variant of ACCEPTED_VARIANTS) {
-      const read = await app.inject({
+      const read = await demo.app.inject({
         method: 'GET',
         url: '/v1/things',
         headers: respelled(headers, variant),
@@ -166,7 +115,7 @@ describe('replay protection by what was signed', () => {
       expect([read.statusCode, read.json().data?.signer], variant).toEqual([200, alice.address])
     }
     for (const variant of REFUSED_VARIANTS) {
-      const read = await app.inject({
+      const read = await demo.app.inject({
         method: 'GET',
         url: '/v1/things',
         headers: respelled(headers, variant),
@@ -182,9 +131,9 @@ describe('replay protection by what was signed', () => {
     const headers = signedHeaders(alice, 'POST', '/v1/things', {
       timestamp: Date.now() - (MAX_AGE_S / 2) * 1000,
     })
-    expect((await send(app, '/v1/things', headers)).statusCode).toBe(200)
+    expect((await send(demo.app, '/v1/things', headers)).statusCode).toBe(200)
     await pruneSignatures(db.sql)
-    const replay = await send(replica, '/v1/things', headers)
+    const replay = await send(demo.replica, '/v1/things', headers)
     expect([replay.statusCode, replay.json().data?.reason]).toEqual([401, 'replayed'])
     // and one that can no longer pass the age check is forgotten
     await db.sql`update signed_fetch_replays set expires_at = now() - interval '1 second'`
@@ -229,7 +178,7 @@ describe('scene signer', () => {
     for (const metadata of spellings) {
       for (const method of ['GET', 'POST']) {
         const headers = signedWithMetadata(alice, method, '/v1/things', metadata)
-        const answer = await app.inject({
+        const answer = await demo.app.inject({
           method,
           url: '/v1/things',
           headers,
@@ -250,7 +199,10 @@ describe('scene signer', () => {
       '{"signer":{"name":"decentraland-kernel-scene"}}',
     ]) {
       const headers = signedWithMetadata(alice, 'GET', '/v1/things', metadata)
-      expect((await app.inject({ method: 'GET', url: '/v1/things', headers })).statusCode, metadata).toBe(200)
+      expect(
+        (await demo.app.inject({ method: 'GET', url: '/v1/things', headers })).statusCode,
+        metadata,
+      ).toBe(200)
     }
   })
 })
@@ -269,7 +221,7 @@ describe('timestamp spelling', () => {
         'x-identity-timestamp': `0${timestamp}`,
         'x-identity-auth-chain-2': JSON.stringify(chain[2]),
       }
-      const answer = await send(app, '/v1/things', padded)
+      const answer = await send(demo.app, '/v1/things', padded)
       expect([answer.statusCode, answer.json().data?.reason], signedAs).toEqual([401, 'malformed'])
       expect(answer.json().error).toMatch(/leading zeros/)
     }
@@ -281,8 +233,8 @@ describe('absolute-form request target', () => {
   // the signed path, so a correctly signed request was refused and the signature had to cover the host.
   let port: number
   beforeAll(async () => {
-    await app.listen({ host: '127.0.0.1', port: 0 })
-    port = (app.server.address() as { port: number }).port
+    await demo.app.listen({ host: '127.0.0.1', port: 0 })
+    port = (demo.app.server.address() as { port: number }).port
   })
 
   /** One raw HTTP/1.1 exchange; the answer's status line and body. */

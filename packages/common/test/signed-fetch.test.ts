@@ -1,66 +1,15 @@
-import { Type } from '@sinclair/typebox'
 import { Wallet } from 'ethers'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type App, createApp, migrate, ok, recordSignature, replayRefused } from '../src/index.js'
-import {
-  createIdentity,
-  createTestDatabase,
-  type Identity,
-  signedHeaders,
-  signedInject,
-  type TestDatabase,
-} from '../src/testing/index.js'
-import { emptyMigrations } from './fixtures.js'
+import { describe, expect, it } from 'vitest'
+import { signedHeaders, signedInject } from '../src/testing/index.js'
+import { useIdentities } from '../src/testing/vitest.js'
+import { useSignedDemo } from './set-up.js'
 
-let db: TestDatabase
-let app: App
-let replica: App
-let alice: Identity
-
-async function buildDemo(): Promise<App> {
-  const demo = await createApp({ name: 'demo', version: '1.0.0', sql: db.sql, authMaxAgeS: 60 })
-  await demo.register(
-    async (scope) => {
-      scope.post(
-        '/things',
-        { config: { auth: 'signed' }, schema: { body: Type.Object({ name: Type.String() }) } },
-        async (request) => ok({ signer: request.signer }),
-      )
-      scope.get('/things', { config: { auth: 'signed' } }, async (request) => ok({ signer: request.signer }))
-      scope.get('/maybe', { config: { auth: 'optional' } }, async (request) => ok({ signer: request.signer }))
-      // records the signature in its own write, as the claims create does
-      scope.post('/notes', { config: { auth: 'signed', replay: 'route' } }, async (request) => {
-        const used = request.usedSignature!
-        const [row] = await db.sql<{ fresh: boolean }[]>`
-          with used as (${recordSignature(db.sql, used)}),
-          note as (insert into kit_test_notes (signer) select ${request.signer} where exists (select from used))
-          select exists (select from used) as fresh`
-        if (!row?.fresh) throw replayRefused()
-        return ok({ signer: request.signer })
-      })
-    },
-    { prefix: '/v1' },
-  )
-  return demo
-}
-
-beforeAll(async () => {
-  db = await createTestDatabase()
-  await migrate(db.sql, emptyMigrations())
-  await db.sql`create table kit_test_notes (signer text not null)`
-  app = await buildDemo()
-  replica = await buildDemo()
-  alice = await createIdentity()
-})
-
-afterAll(async () => {
-  await app?.close()
-  await replica?.close()
-  await db?.drop()
-})
+const demo = useSignedDemo({ authMaxAgeS: 60 })
+const { db } = demo
+const [alice] = useIdentities(1)
 
 const post = (headers: Record<string, string>, url = '/v1/things') =>
-  app.inject({ method: 'POST', url, headers, payload: { name: 'x' } })
+  demo.app.inject({ method: 'POST', url, headers, payload: { name: 'x' } })
 
 async function expectRefused(headers: Record<string, string>, reason: string, message: RegExp) {
   const response = await post(headers)
@@ -72,7 +21,7 @@ async function expectRefused(headers: Record<string, string>, reason: string, me
 
 describe('signed fetch', () => {
   it('accepts a signed request and exposes the lower-case owner address', async () => {
-    const response = await signedInject(app, alice, {
+    const response = await signedInject(demo.app, alice, {
       method: 'POST',
       url: '/v1/things',
       payload: { name: 'x' },
@@ -83,18 +32,18 @@ describe('signed fetch', () => {
   })
 
   it('signs the path with its prefix and without the query string', async () => {
-    const response = await signedInject(app, alice, { method: 'GET', url: '/v1/things?page=2&q=a' })
+    const response = await signedInject(demo.app, alice, { method: 'GET', url: '/v1/things?page=2&q=a' })
     expect(response.statusCode).toBe(200)
     const unprefixed = signedHeaders(alice, 'GET', '/things')
     await expect(
-      app.inject({ method: 'GET', url: '/v1/things', headers: unprefixed }),
+      demo.app.inject({ method: 'GET', url: '/v1/things', headers: unprefixed }),
     ).resolves.toMatchObject({
       statusCode: 401,
     })
   })
 
   it('refuses an unsigned call before looking at the body', async () => {
-    const response = await app.inject({ method: 'POST', url: '/v1/things', payload: 'not json at all' })
+    const response = await demo.app.inject({ method: 'POST', url: '/v1/things', payload: 'not json at all' })
     expect(response.statusCode).toBe(401)
     expect(response.json().data.reason).toBe('missing')
   })
@@ -185,11 +134,11 @@ describe('signed fetch', () => {
     )
   })
 
-  it('refuses a replayed mutating request, on every replica sharing the database', async () => {
+  it('refuses a replayed mutating request, on every demo.replica sharing the database', async () => {
     const headers = signedHeaders(alice, 'POST', '/v1/things')
     expect((await post(headers)).statusCode).toBe(200)
     await expectRefused(headers, 'replayed', /already used/)
-    const onReplica = await replica.inject({
+    const onReplica = await demo.replica.inject({
       method: 'POST',
       url: '/v1/things',
       headers,
@@ -203,7 +152,7 @@ describe('signed fetch', () => {
     const headers = signedHeaders(alice, 'POST', '/v1/things')
     const responses = await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
-        (i % 2 ? replica : app).inject({
+        (i % 2 ? demo.replica : demo.app).inject({
           method: 'POST',
           url: '/v1/things',
           headers,
@@ -219,7 +168,7 @@ describe('signed fetch', () => {
     const headers = signedHeaders(alice, 'POST', '/v1/notes')
     const recorded = async () => (await db.sql`select count(*)::int as n from signed_fetch_replays`)[0]!.n
     const before = await recorded()
-    const note = () => app.inject({ method: 'POST', url: '/v1/notes', headers, payload: {} })
+    const note = () => demo.app.inject({ method: 'POST', url: '/v1/notes', headers, payload: {} })
     const responses = await Promise.all([note(), note(), note()])
     expect(responses.map((r) => r.statusCode).sort()).toEqual([200, 401, 401])
     expect(responses.find((r) => r.statusCode === 401)!.json().data.reason).toBe('replayed')
@@ -230,16 +179,16 @@ describe('signed fetch', () => {
   it('allows the same signed GET to be repeated within the window', async () => {
     const headers = signedHeaders(alice, 'GET', '/v1/things')
     for (let i = 0; i < 3; i++) {
-      expect((await app.inject({ method: 'GET', url: '/v1/things', headers })).statusCode).toBe(200)
+      expect((await demo.app.inject({ method: 'GET', url: '/v1/things', headers })).statusCode).toBe(200)
     }
   })
 
   it('verifies optional signatures only when present', async () => {
-    const anonymous = await app.inject({ method: 'GET', url: '/v1/maybe' })
+    const anonymous = await demo.app.inject({ method: 'GET', url: '/v1/maybe' })
     expect(anonymous.json().data.signer).toBeNull()
-    const signed = await signedInject(app, alice, { method: 'GET', url: '/v1/maybe' })
+    const signed = await signedInject(demo.app, alice, { method: 'GET', url: '/v1/maybe' })
     expect(signed.json().data.signer).toBe(alice.address)
-    const broken = await app.inject({
+    const broken = await demo.app.inject({
       method: 'GET',
       url: '/v1/maybe',
       headers: { 'x-identity-auth-chain-0': 'x' },

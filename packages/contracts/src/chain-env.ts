@@ -1,5 +1,6 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
+import { findUpSync } from 'find-up-simple'
 
 /**
  * The file `pnpm chain` writes the services' environment to, and `pnpm start` / `pnpm demo` read:
@@ -15,13 +16,8 @@ export function chainEnvFile(env: NodeJS.ProcessEnv = process.env, from = proces
 
 /** The directory holding pnpm-workspace.yaml above `from`, or `from` itself outside the repository. */
 function repositoryRoot(from: string): string {
-  let dir = resolve(from)
-  for (;;) {
-    if (existsSync(join(dir, 'pnpm-workspace.yaml'))) return dir
-    const parent = dirname(dir)
-    if (parent === dir) return resolve(from)
-    dir = parent
-  }
+  const workspace = findUpSync('pnpm-workspace.yaml', { cwd: from })
+  return workspace ? dirname(workspace) : resolve(from)
 }
 
 /** Single quotes around anything a shell would split or expand (the values never hold a quote). */

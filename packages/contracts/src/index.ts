@@ -21,3 +21,9 @@ export {
   encodeTokenId,
   type LandDeployment,
 } from './deploy.js'
+export {
+  type ChainWithContracts,
+  DEPLOYER_ACCOUNT,
+  FUNDER_ACCOUNT,
+  startChainWithContracts,
+} from './test-chain.js'

@@ -14,7 +14,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto'
 import { fileURLToPath } from 'node:url'
-import { migrate, pruneSignatures } from '@genesis/common'
+import { pruneSignatures } from '@genesis/common'
 import { createIdentity, type Identity, signedHeaders } from '@genesis/common/testing'
 import autocannon from 'autocannon'
 import { Wallet } from 'ethers'
@@ -29,14 +29,15 @@ import {
   log,
   machine,
   numberOption,
-  openDatabase,
   openScaleServer,
+  openSides,
   option,
   type Plan,
   printSummary,
   runHttpRows,
   runJobRows,
-  type Side,
+  type ScaleSides,
+  volumeDivisor,
 } from '../../../packages/common/bench/scale.js'
 import { expiredLiveClaims, liveContracts, pendingClaims } from '../src/db/reconciler.js'
 import { CLAIMS_DB_SETTINGS } from '../src/db/settings.js'
@@ -45,8 +46,7 @@ import { pruneKeys, sweep } from '../src/jobs/sweeper.js'
 import { migrationsDir } from '../src/paths.js'
 import { type ClaimsVolume, CONTRACT, seedClaims } from './scale/seed.js'
 
-const small = option('small') === 'true'
-const tenth = small ? 10 : 1
+const tenth = volumeDivisor()
 const FULL: ClaimsVolume = {
   owners: numberOption('owners', 500_000 / tenth),
   rewards: numberOption('rewards', 5_000_000 / tenth),
@@ -186,47 +186,31 @@ async function main() {
   log(`claims scale bench: ${machine()}`)
   const server = await openScaleServer()
   log(`server: ${server.describe}`)
-  const volumes = { empty: EMPTY, full: FULL }
-  const suffix = `${FULL.rewards}_${FULL.claims}`
-  const dbs: Partial<Record<'empty' | 'full', BenchDatabase>> = {}
-  const services: Side['service'][] = []
   const creators = await Promise.all(Array.from({ length: CONNECTIONS }, () => createIdentity()))
   const users: Users = { creators, typical: await createIdentity(), heavy: await createIdentity() }
   const poolPerCreator = Math.ceil(((CREATES * (ROUNDS + 1)) / creators.length) * 1.1)
+  let sides: ScaleSides | undefined
   try {
-    for (const label of ['empty', 'full'] as const) {
-      const name = `claims_scale_${label}${label === 'full' ? `_${suffix}` : ''}`
-      const { db, existed } = await openDatabase(server, name, label, { settings: CLAIMS_DB_SETTINGS, reuse })
-      dbs[label] = db
-      const started = performance.now()
-      await migrate(db.sql, migrationsDir)
-      if (!existed) await seedClaims(db.sql, volumes[label])
+    sides = await openSides(server, {
+      databases: {
+        empty: { name: 'claims_scale_empty', volume: EMPTY },
+        full: { name: `claims_scale_full_${FULL.rewards}_${FULL.claims}`, volume: FULL },
+      },
+      settings: CLAIMS_DB_SETTINGS,
+      reuse,
+      migrationsDir,
+      seed: (db, volume) => seedClaims(db.sql, volume),
       // the bench's own users are new each run (their keys are)
       // the heavy user: a full first page on both (90 rewards, 30 claims), a long history on the full one
-      await seedUsers(db, users, label === 'full' ? HEAVY : 90, poolPerCreator)
-      // as autovacuum leaves a database at rest (and after the migrations a reused one just took)
-      await db.sql`vacuum analyze`
-      log(
-        `${label} database ${name}: ${existed ? 'reused' : 'seeded'} in ${((performance.now() - started) / 1000).toFixed(1)} s ` +
-          `(${JSON.stringify(volumes[label])}), load average ${loadAverage()}`,
-      )
-    }
-    const empty = dbs.empty!
-    const full = dbs.full!
-    const sides: Record<'empty' | 'full', Side> = {} as Record<'empty' | 'full', Side>
-    for (const db of [empty, full]) {
-      const service = await forkService(
-        fileURLToPath(new URL('./serve.ts', import.meta.url)),
-        {
-          DATABASE_URL: db.url,
-          CLAIMS_SIGNER_PRIVATE_KEY: SIGNER_KEY,
-          CLAIMS_ADMIN_TOKEN: ADMIN_TOKEN,
-        },
-        ['claims'],
-      )
-      services.push(service)
-      sides[db.label] = { db, service }
-    }
+      prepare: (db) => seedUsers(db, users, db.label === 'full' ? HEAVY : 90, poolPerCreator),
+      serve: {
+        script: fileURLToPath(new URL('./serve.ts', import.meta.url)),
+        env: { CLAIMS_SIGNER_PRIVATE_KEY: SIGNER_KEY, CLAIMS_ADMIN_TOKEN: ADMIN_TOKEN },
+        args: ['claims'],
+      },
+    })
+    const empty = sides.empty.db
+    const full = sides.full.db
     const creates = {
       empty: await presignCreates(empty, creators),
       full: await presignCreates(full, creators),
@@ -475,8 +459,7 @@ async function main() {
     if (server.statements) await printTopStatements(empty, full)
     if (only === undefined || 'kill -9'.includes(only)) await killOneReplica(full, creators)
   } finally {
-    await Promise.all(services.map((s) => s.stop()))
-    for (const db of Object.values(dbs)) await db.drop()
+    await sides?.close()
     await server.close()
   }
 }

@@ -7,13 +7,13 @@
 import { randomUUID } from 'node:crypto'
 import { createSql } from '@genesis/common'
 import Fastify from 'fastify'
+import { childDatabaseUrl, serveToParent } from '../../../packages/common/bench/child.js'
 import { buildApp } from '../src/app.js'
 import { loadConfig } from '../src/config.js'
 import { CLAIMS_DB_SETTINGS } from '../src/db/settings.js'
 
 const mode = process.argv[2]
-const url = process.env.DATABASE_URL
-if (!url || !process.send) throw new Error('serve.ts runs as a child of bench/run.ts with DATABASE_URL set')
+const url = childDatabaseUrl('bench/run.ts or bench/scale.ts')
 // the service with its own session settings; the baseline with the client's defaults
 const sql = createSql(url, mode === 'claims' ? { settings: CLAIMS_DB_SETTINGS } : {})
 
@@ -40,12 +40,4 @@ async function baselineApp() {
   return app
 }
 
-const app = mode === 'claims' ? await claimsApp() : await baselineApp()
-await app.listen({ port: 0, host: '127.0.0.1' })
-const address = app.server.address()
-process.send({ port: typeof address === 'object' && address ? address.port : 0 })
-process.on('SIGTERM', async () => {
-  await app.close()
-  await sql.end({ timeout: 5 })
-  process.exit(0)
-})
+await serveToParent(mode === 'claims' ? await claimsApp() : await baselineApp(), sql)

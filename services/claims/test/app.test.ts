@@ -4,19 +4,15 @@ import { join } from 'node:path'
 import { startTestService } from '@genesis/common/testing'
 import { Wallet } from 'ethers'
 import type { FastifyBaseLogger } from 'fastify'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { buildApp } from '../src/app.js'
 import { createVoucherSigner } from '../src/chain/voucher.js'
 import { loadConfig } from '../src/config.js'
 import { CLAIMS_DB_SETTINGS } from '../src/db/settings.js'
 import { migrationsDir } from '../src/paths.js'
-import { setUp, type TestContext } from './helpers.js'
+import { useService } from './helpers.js'
 
-let t: TestContext
-beforeAll(async () => {
-  t = await setUp()
-})
-afterAll(async () => t.close())
+const t = useService()
 
 describe('the app', () => {
   it('documents every route in /openapi.json, generated from the schemas', async () => {

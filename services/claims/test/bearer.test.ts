@@ -1,14 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ADMIN_TOKEN, setUp, type TestContext } from './helpers.js'
+import { describe, expect, it } from 'vitest'
+import { ADMIN_TOKEN, useService } from './helpers.js'
 
 // The admin Authorization header as the BEARER expression in routes/caller.ts reads it (a module-level
 // constant: its mutants are static ones).
-let t: TestContext
-
-beforeAll(async () => {
-  t = await setUp()
-})
-afterAll(async () => t.close())
+const t = useService()
 
 const USER = '0x00000000000000000000000000000000000000aa'
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
-import { createIdentity, type Identity, signedHeaders, signedInject } from '@genesis/common/testing'
+import { createIdentity, signedHeaders, signedInject } from '@genesis/common/testing'
 import { keccak256, verifyTypedData } from 'ethers'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { claimIdToBytes32, claimInterface, VOUCHER_TYPES } from '../src/chain/voucher.js'
 import {
   admin,
@@ -12,20 +12,12 @@ import {
   grant,
   grantMany,
   OTHER_CONTRACT,
-  setUp,
-  type TestContext,
+  useIdentities,
+  useService,
 } from './helpers.js'
 
-let t: TestContext
-let alice: Identity
-let bob: Identity
-
-beforeAll(async () => {
-  t = await setUp({ claimTtlS: 3600 })
-  alice = await createIdentity()
-  bob = await createIdentity()
-})
-afterAll(async () => t.close())
+const t = useService({ claimTtlS: 3600 })
+const [alice, bob] = useIdentities(2)
 
 /** A create sent with the given headers as they are (no fresh signature). */
 const sendCreate = (headers: Record<string, string>, rewards: string[]) =>

@@ -6,18 +6,16 @@ import {
   signedHeaders,
   lockWaiters as waitForLockWaiters,
 } from '@genesis/common/testing'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { insertClaim } from '../src/db/claim-transactions.js'
-import { CONTRACT, grant, grantMany, setUp, type TestContext } from './helpers.js'
+import { CONTRACT, grant, grantMany, useService } from './helpers.js'
 
-let t: TestContext
+const t = useService()
 let baseUrl: string
 
 beforeAll(async () => {
-  t = await setUp()
   baseUrl = await t.app.listen({ port: 0, host: '127.0.0.1' })
 })
-afterAll(async () => t.close())
 
 interface Answer {
   status: number

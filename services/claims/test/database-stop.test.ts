@@ -1,20 +1,13 @@
 import { randomUUID } from 'node:crypto'
-import {
-  type ClusterService,
-  createIdentity,
-  databaseStopProblems,
-  type Identity,
-  recovered,
-  signedInject,
-  startServiceOnPrivateCluster,
-} from '@genesis/common/testing'
+import { databaseStopProblems, recovered, signedInject } from '@genesis/common/testing'
+import { useServiceOnPrivateCluster } from '@genesis/common/testing/vitest'
 import { Wallet } from 'ethers'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { buildApp } from '../src/app.js'
 import { loadConfig } from '../src/config.js'
 import { CLAIMS_DB_SETTINGS } from '../src/db/settings.js'
 import { migrationsDir } from '../src/paths.js'
-import { ADMIN_TOKEN, admin, grantMany } from './helpers.js'
+import { ADMIN_TOKEN, admin, grantMany, useIdentities } from './helpers.js'
 
 /*
  * Defect: with its PostgreSQL stopped for real (pg_ctl stop -m fast), requests arriving after the first
@@ -22,28 +15,18 @@ import { ADMIN_TOKEN, admin, grantMany } from './helpers.js'
  * DB_QUERY_TIMEOUT_MS. The service runs here on a private cluster with the deployment's default waits.
  */
 
-let service: ClusterService | undefined
-let alice: Identity
-
-beforeAll(async () => {
+const cluster = useServiceOnPrivateCluster(() => {
   const config = loadConfig({
     CLAIMS_SIGNER_PRIVATE_KEY: Wallet.createRandom().privateKey,
     CLAIMS_ADMIN_TOKEN: ADMIN_TOKEN,
   })
-  service = await startServiceOnPrivateCluster({
-    migrationsDir,
-    settings: CLAIMS_DB_SETTINGS,
-    build: (sql) => buildApp({ sql, config }),
-  })
-  alice = await createIdentity()
-}, 120_000)
-
-afterAll(async () => {
-  await service?.close()
+  return { migrationsDir, settings: CLAIMS_DB_SETTINGS, build: (sql) => buildApp({ sql, config }) }
 })
+const [alice] = useIdentities(1)
 
 describe('a real database stop', () => {
   it('answers 503 within seconds, keeps every acknowledged claim, and recovers without a restart', async (context) => {
+    const { service } = cluster
     if (service === undefined) return context.skip()
     const { app } = service
     const rewards = await grantMany(app, alice.address, 12)

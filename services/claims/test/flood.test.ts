@@ -1,23 +1,16 @@
 import { randomBytes, randomUUID } from 'node:crypto'
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import {
+  type ContainedService,
   costlyInvalidHeaders,
-  createIdentity,
   type FloodRequest,
   type FloodResult,
   flood,
-  floodProblems,
-  type Identity,
-  manifestMemoryLimit,
-  type ServiceProcess,
   signedHeaders,
-  startServiceProcess,
+  startServiceAsContainer,
 } from '@genesis/common/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ADMIN_TOKEN, claimOf, createClaim, grantMany, setUp, type TestContext } from './helpers.js'
+import { ADMIN_TOKEN, claimOf, createClaim, grantMany, useIdentities, useService } from './helpers.js'
 
 /*
  * One claims process, started as it runs in a container, flooded over loopback with the costliest
@@ -31,16 +24,12 @@ const packageDir = fileURLToPath(new URL('..', import.meta.url))
 const CLAIMS = 100
 const REWARDS_PER_CLAIM = 100
 
-let t: TestContext
-let service: ServiceProcess
-let dataDir: string
-let alice: Identity
-let memoryLimit: number
+const t = useService()
+const [alice] = useIdentities(1)
+let service: ContainedService
 let claimId: string
 
 beforeAll(async () => {
-  t = await setUp()
-  alice = await createIdentity()
   // the largest page: 100 claims of 100 rewards each (the longest payloads), all alice's
   const rewards = []
   for (let i = 0; i < (CLAIMS * REWARDS_PER_CLAIM) / 1000; i++)
@@ -49,28 +38,17 @@ beforeAll(async () => {
     const ids = rewards.slice(i * REWARDS_PER_CLAIM, (i + 1) * REWARDS_PER_CLAIM).map((r) => r.id)
     claimId = claimOf((await createClaim(t.app, alice, ids)).body).id
   }
-  dataDir = await mkdtemp(join(tmpdir(), 'claims-flood-'))
-  service = await startServiceProcess({
-    cwd: packageDir,
-    nodeArgs: ['--single-threaded-gc', '--import', 'tsx'],
+  service = await startServiceAsContainer({
+    service: 'claims',
+    packageDir,
     env: {
       DATABASE_URL: t.db.url,
-      DATA_DIR: dataDir,
       CLAIMS_SIGNER_PRIVATE_KEY: t.signerWallet.privateKey,
       CLAIMS_ADMIN_TOKEN: ADMIN_TOKEN,
     },
   })
-  memoryLimit = manifestMemoryLimit(
-    await readFile(join(packageDir, '../../infra/k8s/base/claims.yaml'), 'utf8'),
-    'claims',
-  )
 }, 120_000)
-
-afterAll(async () => {
-  await service?.stop()
-  await t?.close()
-  if (dataDir) await rm(dataDir, { recursive: true, force: true })
-})
+afterAll(() => service?.close())
 
 /**
  * Every request answered as expected (or 503/429 with Retry-After), /health/live within a second
@@ -79,7 +57,7 @@ afterAll(async () => {
  * container.
  */
 const withstood = (result: FloodResult, expected: number[]) =>
-  expect(floodProblems(result, { expected, memoryLimitBytes: memoryLimit })).toEqual([])
+  expect(service.problems(result, { expected })).toEqual([])
 
 describe('a flood against one claims process', () => {
   it('60 of the costliest invalid signatures at once, on every signed route: each refused 401, the process live', async () => {

@@ -1,16 +1,11 @@
 import { randomUUID } from 'node:crypto'
-import { createIdentity, fuzzApp, type Identity, signedHeaders } from '@genesis/common/testing'
-import { afterAll, beforeAll, expect, it } from 'vitest'
-import { admin, setUp, type TestContext } from './helpers.js'
+import { fuzzApp, signedHeaders } from '@genesis/common/testing'
+import { expect, it } from 'vitest'
+import { admin, useIdentities, useService } from './helpers.js'
 
 // Every class of bad request an outside fuzz run sends, to every route: signed, and as the operator.
-let t: TestContext
-let alice: Identity
-beforeAll(async () => {
-  t = await setUp()
-  alice = await createIdentity()
-})
-afterAll(() => t?.close())
+const t = useService()
+const [alice] = useIdentities(1)
 
 it.each(['signed', 'operator'] as const)(
   'no 5xx, every answer in the envelope, no error answer over a few KB (%s)',

@@ -7,6 +7,7 @@ import {
   type TestDatabase,
   type TestService,
 } from '@genesis/common/testing'
+import { startBeforeAll, useIdentities } from '@genesis/common/testing/vitest'
 import { Wallet } from 'ethers'
 import { buildApp } from '../src/app.js'
 import { loadConfig } from '../src/config.js'
@@ -115,3 +116,9 @@ export async function expire(db: TestDatabase, claimId: string) {
       expires_at = now() - interval '1 second'
     where id = ${claimId}`
 }
+
+/** The service (`setUp`) for the tests of the file, or of the describe it is called in: closed after them. */
+export const useService = (options: Parameters<typeof setUp>[0] = {}): TestContext =>
+  startBeforeAll(() => setUp(options))
+
+export { useIdentities }

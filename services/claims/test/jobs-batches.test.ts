@@ -1,22 +1,15 @@
 import { BATCH_SIZE, createSql, type Sql } from '@genesis/common'
 import { lockWaiters, requireRealPostgres } from '@genesis/common/testing'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { beforeEach, describe, expect, it } from 'vitest'
 import { CLAIMS_DB_SETTINGS } from '../src/db/settings.js'
 import { adoptChain } from '../src/jobs/reconciler.js'
 import { failExpired, pruneKeys, sweep } from '../src/jobs/sweeper.js'
-import { CONTRACT, setUp, type TestContext } from './helpers.js'
+import { CONTRACT, useService } from './helpers.js'
 
 // The background jobs at volume: each tick reads the rows it changes and no others (not the settled
 // history), a backlog is cleared in batches that commit one by one, and a batch PostgreSQL cannot finish
 // under the pool's deadline is cancelled by PostgreSQL rather than committed after the job reported it failed.
-let t: TestContext
-
-beforeAll(async () => {
-  t = await setUp()
-})
-afterAll(async () => {
-  await t?.close()
-})
+const t = useService()
 beforeEach(async () => {
   await t.db.sql`truncate claim_transactions, idempotency_keys`
 })

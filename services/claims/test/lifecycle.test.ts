@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { createIdentity, type Identity, signedInject } from '@genesis/common/testing'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { sweep } from '../src/jobs/sweeper.js'
 import {
   ADMIN_TOKEN,
@@ -10,20 +10,12 @@ import {
   createClaim,
   expire,
   grantMany,
-  setUp,
-  type TestContext,
+  useIdentities,
+  useService,
 } from './helpers.js'
 
-let t: TestContext
-let alice: Identity
-let bob: Identity
-
-beforeAll(async () => {
-  t = await setUp()
-  alice = await createIdentity()
-  bob = await createIdentity()
-})
-afterAll(async () => t.close())
+const t = useService()
+const [alice, bob] = useIdentities(2)
 
 const txHash = () => `0x${randomBytes(32).toString('hex')}`
 

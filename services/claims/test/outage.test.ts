@@ -1,38 +1,23 @@
 import { randomUUID } from 'node:crypto'
-import {
-  createIdentity,
-  type Identity,
-  outageProblems,
-  type ProxiedTestService,
-  recovered,
-  signedInject,
-  startProxiedTestService,
-} from '@genesis/common/testing'
+import { outageProblems, recovered, signedInject } from '@genesis/common/testing'
+import { useProxiedTestService } from '@genesis/common/testing/vitest'
 import { Wallet } from 'ethers'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { buildApp } from '../src/app.js'
 import { loadConfig } from '../src/config.js'
 import { CLAIMS_DB_SETTINGS } from '../src/db/settings.js'
 import { migrationsDir } from '../src/paths.js'
-import { ADMIN_TOKEN, admin } from './helpers.js'
+import { ADMIN_TOKEN, admin, useIdentities } from './helpers.js'
 
 // The service reaches its database through a proxy this file cuts: the shared PostgreSQL never stops.
-let t: ProxiedTestService
-let alice: Identity
-
-beforeAll(async () => {
+const t = useProxiedTestService(() => {
   const config = loadConfig({
     CLAIMS_SIGNER_PRIVATE_KEY: Wallet.createRandom().privateKey,
     CLAIMS_ADMIN_TOKEN: ADMIN_TOKEN,
   })
-  t = await startProxiedTestService({
-    migrationsDir,
-    settings: CLAIMS_DB_SETTINGS,
-    build: (sql) => buildApp({ sql, config }),
-  })
-  alice = await createIdentity()
+  return { migrationsDir, settings: CLAIMS_DB_SETTINGS, build: (sql) => buildApp({ sql, config }) }
 })
-afterAll(() => t?.close())
+const [alice] = useIdentities(1)
 
 const list = () => signedInject(t.app, alice, { method: 'GET', url: '/api/claim-transactions' })
 const create = () =>

@@ -1,18 +1,17 @@
 import { randomBytes } from 'node:crypto'
-import { type App, routesOf } from '@genesis/common'
+import type { App } from '@genesis/common'
 import {
   ACCEPTED_REQUEST_SPELLINGS,
-  createIdentity,
-  type Identity,
+  mutatingSignedRoutes,
   REPLAY_REFUSALS,
-  replayRespelled,
   respellRequest,
   signedHeaders,
 } from '@genesis/common/testing'
+import { expectRespelledReplaysRefused } from '@genesis/common/testing/vitest'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../src/app.js'
 import { loadConfig } from '../src/config.js'
-import { ADMIN_TOKEN, grantMany, setUp, type TestContext } from './helpers.js'
+import { ADMIN_TOKEN, grantMany, useIdentities, useService } from './helpers.js'
 
 /*
  * Defects: the used-signature store keyed on the signature's text, while verification accepts it in upper
@@ -23,12 +22,11 @@ import { ADMIN_TOKEN, grantMany, setUp, type TestContext } from './helpers.js'
  * URL), on every mutating signed route of the service.
  */
 
-let t: TestContext
+const t = useService()
+const [alice] = useIdentities(1)
 let replica: App
-let alice: Identity
 
 beforeAll(async () => {
-  t = await setUp()
   // A second replica on the same database, as a deployment runs them.
   replica = await buildApp({
     sql: t.db.sql,
@@ -39,13 +37,8 @@ beforeAll(async () => {
       NODE_ENV: 'production',
     }),
   })
-  alice = await createIdentity()
 })
-
-afterAll(async () => {
-  await replica?.close()
-  await t?.close()
-})
+afterAll(() => replica?.close())
 
 const hash = () => `0x${randomBytes(32).toString('hex')}`
 
@@ -53,24 +46,16 @@ function send(app: App, method: string, url: string, headers: Record<string, str
   return app.inject({ method: method as 'POST', url, headers, payload })
 }
 
-/** Every re-spelling of a used signature is refused as the replay it is, or as no signature at all. */
-async function expectEveryRespellingRefused(
+const expectEveryRespellingRefused = (
   method: string,
   url: string,
   headers: Record<string, string>,
   payload: () => object | undefined,
-) {
-  const answers = await replayRespelled([t.app, replica], { method, url, headers, payload })
-  expect(answers, `${method} ${url}`).toEqual(REPLAY_REFUSALS)
-}
+) => expectRespelledReplaysRefused([t.app, replica], { method, url, headers, payload })
 
 describe('a replay re-spelled', () => {
   it('covers every mutating route that takes a signature', () => {
-    const mutating = routesOf(t.app)
-      .filter(
-        (route) => route.auth !== undefined && ['POST', 'PUT', 'PATCH', 'DELETE'].includes(route.method),
-      )
-      .map((route) => `${route.method} ${route.url}`)
+    const mutating = mutatingSignedRoutes(t.app).map((route) => `${route.method} ${route.url}`)
     expect(mutating.sort()).toEqual([
       'PATCH /api/claim-transactions/:id',
       'POST /api/claim-transactions',

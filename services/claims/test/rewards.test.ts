@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
-import { createIdentity, type Identity, signedInject } from '@genesis/common/testing'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createIdentity, signedInject } from '@genesis/common/testing'
+import { describe, expect, it } from 'vitest'
 import {
   admin,
   CONTRACT,
@@ -9,17 +9,12 @@ import {
   expire,
   grantMany,
   setUp,
-  type TestContext,
+  useIdentities,
+  useService,
 } from './helpers.js'
 
-let t: TestContext
-let alice: Identity
-
-beforeAll(async () => {
-  t = await setUp()
-  alice = await createIdentity()
-})
-afterAll(async () => t.close())
+const t = useService()
+const [alice] = useIdentities(1)
 
 const grantBody = (overrides: Record<string, unknown> = {}) => ({
   id: randomUUID(),

@@ -1,4 +1,4 @@
-import { createIdentity, type Identity, signedInject } from '@genesis/common/testing'
+import { signedInject } from '@genesis/common/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { sweep } from '../src/jobs/sweeper.js'
 import {
@@ -10,24 +10,16 @@ import {
   grantMany,
   setUp,
   type TestContext,
+  useIdentities,
+  useService,
 } from './helpers.js'
 
 // The sweeper writes down what the clock decides, and only where the clock may decide: claims of chains
 // without an RPC URL, once expired. It must never free the rewards of a voucher that may still be redeemed.
-let plain: TestContext
+const plain = useService()
 /** Chain 137 watched, through an RPC URL nobody answers (a closed port). */
-let watched: TestContext
-let alice: Identity
-
-beforeAll(async () => {
-  plain = await setUp()
-  watched = await setUp({ env: { RPC_URL_137: 'http://127.0.0.1:1', CLAIMS_CONFIRMATIONS: '0' } })
-  alice = await createIdentity()
-})
-afterAll(async () => {
-  await plain?.close()
-  await watched?.close()
-})
+const watched = useService({ env: { RPC_URL_137: 'http://127.0.0.1:1', CLAIMS_CONFIRMATIONS: '0' } })
+const [alice] = useIdentities(1)
 
 async function newClaim(t: TestContext) {
   const [reward] = await grantMany(t.app, alice.address, 1, {

@@ -1,21 +1,15 @@
 import { randomBytes } from 'node:crypto'
-import { createIdentity, type Identity, signedInject } from '@genesis/common/testing'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { signedInject } from '@genesis/common/testing'
+import { describe, expect, it } from 'vitest'
 import { buildApp } from '../src/app.js'
 import { loadConfig } from '../src/config.js'
-import { ADMIN_TOKEN, admin, claimOf, createClaim, grantMany, setUp, type TestContext } from './helpers.js'
+import { ADMIN_TOKEN, admin, claimOf, createClaim, grantMany, useIdentities, useService } from './helpers.js'
 
 // The transitions' retries and the operator's path on a watched chain whose node is unreachable: what
 // needs no proof from the chain must not wait for it.
-let t: TestContext
-let alice: Identity
-
-beforeAll(async () => {
-  // chain 137 watched, through an RPC URL nobody answers (a closed port)
-  t = await setUp({ env: { RPC_URL_137: 'http://127.0.0.1:1', CLAIMS_CONFIRMATIONS: '0' } })
-  alice = await createIdentity()
-})
-afterAll(async () => t?.close())
+// chain 137 watched, through an RPC URL nobody answers (a closed port)
+const t = useService({ env: { RPC_URL_137: 'http://127.0.0.1:1', CLAIMS_CONFIRMATIONS: '0' } })
+const [alice] = useIdentities(1)
 
 const txHash = () => `0x${randomBytes(32).toString('hex')}`
 

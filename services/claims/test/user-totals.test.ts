@@ -1,20 +1,18 @@
 import { createSql, type Sql } from '@genesis/common'
-import { createIdentity, type Identity, requireRealPostgres, signedInject } from '@genesis/common/testing'
+import { createIdentity, requireRealPostgres, signedInject } from '@genesis/common/testing'
 import { Wallet } from 'ethers'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../src/app.js'
 import { loadConfig } from '../src/config.js'
 import { CLAIMS_DB_SETTINGS } from '../src/db/settings.js'
-import { ADMIN_TOKEN, CONTRACT, createClaim, grantMany, setUp, type TestContext } from './helpers.js'
+import { ADMIN_TOKEN, CONTRACT, createClaim, grantMany, useIdentities, useService } from './helpers.js'
 
 // A page of a user's rewards or claims reads that page and the user's kept total (user_totals), not the
 // user's whole history, however long; and the kept total is the count.
-let t: TestContext
-let whale: Identity
+const t = useService()
+const [whale] = useIdentities(1)
 
 beforeAll(async () => {
-  t = await setUp()
-  whale = await createIdentity()
   await t.db.sql`
     insert into rewards (id, "user", chain_id, contract, item_id, created_at)
     select gen_random_uuid(), ${whale.address}, '137', ${CONTRACT}, n, now() - n * interval '1 second'
@@ -29,7 +27,6 @@ beforeAll(async () => {
     from picked where n % 2 = 0`
   await t.db.sql`vacuum analyze rewards, claim_transactions`
 })
-afterAll(async () => t?.close())
 
 /** Rows of a table that the app's one connection read (index entries and heap rows), flushed first. */
 async function rowsRead(sql: Sql, table: string) {

@@ -12,11 +12,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../src/app.js'
 import { loadConfig } from '../src/config.js'
 import { CLAIMS_DB_SETTINGS } from '../src/db/settings.js'
-import { ADMIN_TOKEN, grantMany, setUp, type TestContext } from './helpers.js'
+import { ADMIN_TOKEN, grantMany, useService } from './helpers.js'
 
 // Faults injected into the real PostgreSQL at the create's write: a lock held past the statement timeout,
 // and a trigger that fails every write as a lost race does. One database for the file; each test cleans up.
-let t: TestContext
+const t = useService()
 /** The service again, on a pool whose statements PostgreSQL cuts after STATEMENT_TIMEOUT_MS. */
 let cut: { app: App; sql: Sql }
 
@@ -25,7 +25,6 @@ const STATEMENT_TIMEOUT_MS = 500
 const MAX_ROUNDS = 3
 
 beforeAll(async () => {
-  t = await setUp()
   const sql = createSql(t.db.url, {
     max: 4,
     settings: { ...CLAIMS_DB_SETTINGS, statement_timeout: String(STATEMENT_TIMEOUT_MS) },
@@ -39,7 +38,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await cut?.app.close()
   await cut?.sql.end({ timeout: 5 })
-  await t?.close()
 })
 
 const create = (app: App, who: Identity, rewards: string[], headers: Record<string, string> = {}) =>

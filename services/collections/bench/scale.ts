@@ -13,25 +13,24 @@
  *   --only=<text>            only the rows whose name contains it
  */
 import { fileURLToPath } from 'node:url'
-import { migrate } from '@genesis/common'
 import { createIdentity, signedHeaders } from '@genesis/common/testing'
 import {
   type BenchDatabase,
   type BenchRequest,
   explainPlans,
-  forkService,
   type HttpRow,
   loadAverage,
   log,
   machine,
   numberOption,
-  openDatabase,
   openScaleServer,
+  openSides,
   option,
   type Plan,
   printSummary,
   runHttpRows,
-  type Side,
+  type ScaleSides,
+  volumeDivisor,
 } from '../../../packages/common/bench/scale.js'
 import { listQuery } from '../src/db/collections.js'
 import { COLLECTIONS_DB_SETTINGS } from '../src/db/settings.js'
@@ -39,8 +38,7 @@ import { encodeCursor } from '../src/domain/cursor.js'
 import { migrationsDir } from '../src/paths.js'
 import { type CollectionsVolume, seedCatalogue } from './scale/seed.js'
 
-const small = option('small') === 'true'
-const tenth = small ? 10 : 1
+const tenth = volumeDivisor()
 const FULL: CollectionsVolume = {
   collections: numberOption('collections', 100_000 / tenth),
   items: numberOption('items', 1_000_000 / tenth),
@@ -84,39 +82,24 @@ async function main() {
   const server = await openScaleServer()
   log(`server: ${server.describe}`)
   const committee = await createIdentity()
-  const volumes = { empty: EMPTY, full: FULL }
-  const dbs: Partial<Record<'empty' | 'full', BenchDatabase>> = {}
-  const services: Side['service'][] = []
+  let sides: ScaleSides | undefined
   try {
-    for (const label of ['empty', 'full'] as const) {
-      const name = `collections_scale_${label}${label === 'full' ? `_${FULL.collections}_${FULL.items}` : ''}`
-      const { db, existed } = await openDatabase(server, name, label, {
-        settings: COLLECTIONS_DB_SETTINGS,
-        reuse,
-      })
-      dbs[label] = db
-      const started = performance.now()
-      await migrate(db.sql, migrationsDir)
-      if (!existed) await seedCatalogue(db.sql, volumes[label])
-      // as autovacuum leaves a database at rest (and after the migrations a reused one just took)
-      await db.sql`vacuum analyze`
-      log(
-        `${label} database ${name}: ${existed ? 'reused' : 'seeded'} in ${((performance.now() - started) / 1000).toFixed(1)} s ` +
-          `(${JSON.stringify(volumes[label])}), load average ${loadAverage()}`,
-      )
-    }
-    const empty = dbs.empty!
-    const full = dbs.full!
-    const sides = {} as Record<'empty' | 'full', Side>
-    for (const db of [empty, full]) {
-      const service = await forkService(fileURLToPath(new URL('./scale/serve.ts', import.meta.url)), {
-        DATABASE_URL: db.url,
-        COMMITTEE_ADDRESSES: committee.address,
-        BENCH_UNCACHED: '1',
-      })
-      services.push(service)
-      sides[db.label] = { db, service }
-    }
+    sides = await openSides(server, {
+      databases: {
+        empty: { name: 'collections_scale_empty', volume: EMPTY },
+        full: { name: `collections_scale_full_${FULL.collections}_${FULL.items}`, volume: FULL },
+      },
+      settings: COLLECTIONS_DB_SETTINGS,
+      reuse,
+      migrationsDir,
+      seed: (db, volume) => seedCatalogue(db.sql, volume),
+      serve: {
+        script: fileURLToPath(new URL('./scale/serve.ts', import.meta.url)),
+        env: { COMMITTEE_ADDRESSES: committee.address, BENCH_UNCACHED: '1' },
+      },
+    })
+    const empty = sides.empty.db
+    const full = sides.full.db
     const picked = { empty: await picks(empty), full: await picks(full) }
     const listHeaders = signedHeaders(committee, 'GET', '/v1/collections')
     const publicHeaders = signedHeaders(await createIdentity(), 'GET', '/v1/collections')
@@ -224,8 +207,7 @@ async function main() {
     ]
     await explainPlans(full, COLLECTIONS_DB_SETTINGS, plans)
   } finally {
-    await Promise.all(services.map((s) => s.stop()))
-    for (const db of Object.values(dbs)) await db.drop()
+    await sides?.close()
     await server.close()
   }
 }

@@ -8,33 +8,22 @@ import { AnswerCache } from '../src/domain/answer-cache.js'
 import { freshRead } from '../src/domain/fresh-read.js'
 import type { Collection } from '../src/schemas/collection.js'
 import type { Curation } from '../src/schemas/review.js'
-import {
-  call,
-  createCollection,
-  createIdentity,
-  type Harness,
-  type Identity,
-  setup,
-  uniqueName,
-} from './helpers.js'
+import { call, createCollection, uniqueName, useHarness, useIdentities } from './helpers.js'
 import { decide, openReview, publishedCollection } from './review-helpers.js'
 
 // Two replicas of the service on one database, each with its own connections and its own kept answers:
 // `h.app` writes, `replica` reads.
-let h: Harness
+const h = useHarness()
 let replicaSql: Sql
 let replica: App
-let alice: Identity
+const [alice] = useIdentities(1)
 beforeAll(async () => {
-  h = await setup()
   replicaSql = createSql(h.db.url, { max: 4, settings: COLLECTIONS_DB_SETTINGS })
   replica = await buildApp({ sql: replicaSql, config: h.config })
-  alice = await createIdentity()
 })
 afterAll(async () => {
   await replica.close()
   await replicaSql.end({ timeout: 5 })
-  await h.close()
 })
 
 const list = (app: App, url: string) => call(app, h.committee, 'GET', url)

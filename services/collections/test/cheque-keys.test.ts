@@ -2,41 +2,37 @@ import { randomBytes } from 'node:crypto'
 import { requireRealPostgres } from '@genesis/common/testing'
 import { secp256k1 } from '@noble/curves/secp256k1'
 import { concat, getBytes, N, Signature, toBeHex } from 'ethers'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { registryDomainOf } from '../src/context.js'
 import { type Cheque, chequeDigest, recoverChequeSigner } from '../src/domain/cheque.js'
 import { signCheque } from './chequebook.js'
 import {
   call,
   createCollection,
-  createIdentity,
   createItem,
-  type Harness,
   type Identity,
   refusal,
-  setup,
+  useHarness,
+  useIdentities,
 } from './helpers.js'
 
 // A cheque pays for one publication: it is its EIP-712 digest (third party, qty, salt, registry domain),
 // whatever the text of its signature. Every spelling the verifier accepts, and a second signature of the
 // same cheque, must collide with the stored one.
 
-let h: Harness
-let alice: Identity
+const h = useHarness()
+const [alice] = useIdentities(1)
 const tpId = `urn:decentraland:sepolia:collections-thirdparty:cheques${randomBytes(4).toString('hex')}`
 let collection: string
 let used: Cheque
 
 beforeAll(async () => {
-  h = await setup()
-  alice = await createIdentity()
   // without RPC_URL the first signer registers the third party (development)
   collection = await createCollection(h.app, alice, { urn: `${tpId}:drop` })
   used = await signCheque(h.config, alice, tpId, 1)
   const first = await publishNewItem(collection, used)
   expect(first.statusCode, first.body).toBe(204)
 })
-afterAll(() => h.close())
 
 /** A fresh item of the collection sent to review with `cheque` (qty 1). */
 async function publishNewItem(collectionId: string, cheque: Cheque) {

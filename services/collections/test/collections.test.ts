@@ -1,5 +1,5 @@
 import { keccak256, toUtf8Bytes } from 'ethers'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { collectionContractAddress } from '../src/domain/contract-address.js'
 import type { Collection } from '../src/schemas/collection.js'
 import {
@@ -7,23 +7,16 @@ import {
   createCollection,
   createIdentity,
   createItem,
-  type Harness,
   type Identity,
   randomUUID,
   refusal,
-  setup,
   uniqueName,
+  useHarness,
+  useIdentities,
 } from './helpers.js'
 
-let h: Harness
-let alice: Identity
-let bob: Identity
-let carol: Identity
-beforeAll(async () => {
-  h = await setup()
-  ;[alice, bob, carol] = await Promise.all([createIdentity(), createIdentity(), createIdentity()])
-})
-afterAll(() => h.close())
+const h = useHarness()
+const [alice, bob, carol] = useIdentities(3)
 
 const get = async (who: Identity, id: string) => call(h.app, who, 'GET', `/v1/collections/${id}`)
 const read = async (who: Identity, id: string) => (await get(who, id)).json().data as Collection

@@ -1,5 +1,5 @@
 import { requireRealPostgres } from '@genesis/common/testing'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { keptAndCounted } from './counts.js'
 import {
   acceptTos,
@@ -8,17 +8,12 @@ import {
   createCollection,
   createIdentity,
   createItem,
-  type Harness,
   randomUUID,
-  setup,
   uniqueName,
+  useHarness,
 } from './helpers.js'
 
-let h: Harness
-beforeAll(async () => {
-  h = await setup()
-})
-afterAll(() => h.close())
+const h = useHarness()
 
 const identities = (n: number) => Promise.all(Array.from({ length: n }, () => createIdentity()))
 

@@ -1,23 +1,20 @@
 import { createIdentity, type Identity } from '@genesis/common/testing'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { encodeCursor } from '../src/domain/cursor.js'
 import type { Collection } from '../src/schemas/collection.js'
-import { call, createCollection, type Harness, refusal, setup } from './helpers.js'
+import { call, createCollection, refusal, useHarness, useIdentities } from './helpers.js'
 import { seedCollections } from './seed.js'
 
 // Deep pages by keyset: `cursor` (the previous page's pagination.next_cursor) reads the page after that
 // page's last row, whatever its depth; `page` stays, up to 10,000 rows deep.
-let h: Harness
-let carol: Identity
 
+const h = useHarness()
+const [carol] = useIdentities(1)
 beforeAll(async () => {
-  h = await setup()
-  carol = await createIdentity()
   await seedCollections(h.db.sql, 230)
   // ties: rows created in the same microsecond are ordered by id
   await h.db.sql`update collections set created_at = '2026-01-01T00:00:00.123456Z' where name like '%7'`
 })
-afterAll(async () => h?.close())
 
 type Page = {
   data: Collection[]

@@ -1,18 +1,12 @@
 import { randomUUID } from 'node:crypto'
-import {
-  type ClusterService,
-  createIdentity,
-  databaseStopProblems,
-  type Identity,
-  recovered,
-  startServiceOnPrivateCluster,
-} from '@genesis/common/testing'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createIdentity, databaseStopProblems, recovered } from '@genesis/common/testing'
+import { useServiceOnPrivateCluster } from '@genesis/common/testing/vitest'
+import { describe, expect, it } from 'vitest'
 import { buildApp } from '../src/app.js'
 import { loadConfig } from '../src/config.js'
 import { COLLECTIONS_DB_SETTINGS } from '../src/db/settings.js'
 import { migrationsDir } from '../src/paths.js'
-import { call, createCollection, uniqueName } from './helpers.js'
+import { call, createCollection, uniqueName, useIdentities } from './helpers.js'
 
 /*
  * Defect: with its PostgreSQL stopped for real (pg_ctl stop -m fast), requests arriving after the first
@@ -20,26 +14,16 @@ import { call, createCollection, uniqueName } from './helpers.js'
  * DB_QUERY_TIMEOUT_MS. The service runs here on a private cluster with the deployment's default waits.
  */
 
-let service: ClusterService | undefined
-let alice: Identity
-
-beforeAll(async () => {
+const cluster = useServiceOnPrivateCluster(async () => {
   const committee = await createIdentity()
   const config = loadConfig({ COMMITTEE_ADDRESSES: committee.address })
-  service = await startServiceOnPrivateCluster({
-    migrationsDir,
-    settings: COLLECTIONS_DB_SETTINGS,
-    build: (sql) => buildApp({ sql, config }),
-  })
-  alice = await createIdentity()
-}, 120_000)
-
-afterAll(async () => {
-  await service?.close()
+  return { migrationsDir, settings: COLLECTIONS_DB_SETTINGS, build: (sql) => buildApp({ sql, config }) }
 })
+const [alice] = useIdentities(1)
 
 describe('a real database stop', () => {
   it('answers 503 within seconds, keeps every acknowledged write, and recovers without a restart', async (context) => {
+    const { service } = cluster
     if (service === undefined) return context.skip()
     const { app } = service
     const created: string[] = []

@@ -1,42 +1,29 @@
 import { randomBytes } from 'node:crypto'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import type { Item } from '../src/schemas/item.js'
 import { signCheque } from './chequebook.js'
 import {
   call,
   createCollection,
-  createIdentity,
   createItem,
-  type Harness,
   type Identity,
   refusal,
-  setup,
+  useHarness,
+  useIdentities,
 } from './helpers.js'
 
 // A third party's items that were never sent to review (drafts) are its editors' alone: the collection's
 // owner and managers and the third party's managers. Minters, the committee (which reviews what was sent)
 // and anybody else see only what was sent to review, before and after the first publication.
 
-let h: Harness
-let owner: Identity
-let manager: Identity
-let minter: Identity
-let tpManager: Identity
-let stranger: Identity
+const h = useHarness()
+const [owner, manager, minter, tpManager, stranger] = useIdentities(5)
 const tpId = `urn:decentraland:sepolia:collections-thirdparty:drafts${randomBytes(4).toString('hex')}`
 let collection: string
 let sent: string
 let draft: string
 
 beforeAll(async () => {
-  h = await setup()
-  ;[owner, manager, minter, tpManager, stranger] = await Promise.all([
-    createIdentity(),
-    createIdentity(),
-    createIdentity(),
-    createIdentity(),
-    createIdentity(),
-  ])
   collection = await createCollection(h.app, owner, {
     urn: `${tpId}:drop`,
     managers: [manager.address],
@@ -48,7 +35,6 @@ beforeAll(async () => {
   sent = await createItem(h.app, owner, collection)
   draft = await createItem(h.app, owner, collection)
 })
-afterAll(() => h.close())
 
 const itemsSeenBy = async (who: Identity) => {
   const res = await call(h.app, who, 'GET', `/v1/collections/${collection}/items`)

@@ -1,23 +1,18 @@
 import { randomBytes, randomUUID } from 'node:crypto'
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import {
+  type ContainedService,
   costlyInvalidHeaders,
   createIdentity,
   type FloodRequest,
   type FloodResult,
   flood,
-  floodProblems,
   type Identity,
-  manifestMemoryLimit,
-  type ServiceProcess,
   signedHeaders,
-  startServiceProcess,
+  startServiceAsContainer,
 } from '@genesis/common/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createCollection, type Harness, setup } from './helpers.js'
+import { createCollection, useHarness, useIdentities } from './helpers.js'
 import { seedCollections } from './seed.js'
 
 /*
@@ -30,36 +25,22 @@ import { seedCollections } from './seed.js'
 
 const packageDir = fileURLToPath(new URL('..', import.meta.url))
 
-let h: Harness
-let service: ServiceProcess
-let dataDir: string
-let owner: Identity
-let memoryLimit: number
+const h = useHarness()
+const [owner] = useIdentities(1)
+let service: ContainedService
 let collectionId: string
 
 beforeAll(async () => {
-  h = await setup()
-  owner = await createIdentity()
   // a catalogue: 2,000 collections, four in five published; and 100 of one owner
   await seedCollections(h.db.sql, 2_000)
   for (let i = 0; i < 100; i++) collectionId = await createCollection(h.app, owner)
-  dataDir = await mkdtemp(join(tmpdir(), 'collections-flood-'))
-  service = await startServiceProcess({
-    cwd: packageDir,
-    nodeArgs: ['--single-threaded-gc', '--import', 'tsx'],
-    env: { DATABASE_URL: h.db.url, DATA_DIR: dataDir, COMMITTEE_ADDRESSES: h.committee.address },
+  service = await startServiceAsContainer({
+    service: 'collections',
+    packageDir,
+    env: { DATABASE_URL: h.db.url, COMMITTEE_ADDRESSES: h.committee.address },
   })
-  memoryLimit = manifestMemoryLimit(
-    await readFile(join(packageDir, '../../infra/k8s/base/collections.yaml'), 'utf8'),
-    'collections',
-  )
 }, 120_000)
-
-afterAll(async () => {
-  await service?.stop()
-  await h?.close()
-  if (dataDir) await rm(dataDir, { recursive: true, force: true })
-})
+afterAll(() => service?.close())
 
 /**
  * Every request answered as expected (or 503/429 with Retry-After), /health/live within a second
@@ -68,7 +49,7 @@ afterAll(async () => {
  * container.
  */
 const withstood = (result: FloodResult, expected: number[]) =>
-  expect(floodProblems(result, { expected, memoryLimitBytes: memoryLimit })).toEqual([])
+  expect(service.problems(result, { expected })).toEqual([])
 
 describe('a flood against one collections process', () => {
   it('60 of the costliest invalid signatures at once, on every signed route: each refused 401, the process live', async () => {

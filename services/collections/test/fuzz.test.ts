@@ -1,16 +1,11 @@
 import { randomUUID } from 'node:crypto'
 import { fuzzApp, signedHeaders } from '@genesis/common/testing'
-import { afterAll, beforeAll, expect, it } from 'vitest'
-import { createIdentity, type Harness, type Identity, setup } from './helpers.js'
+import { expect, it } from 'vitest'
+import { useHarness, useIdentities } from './helpers.js'
 
 // Every class of bad request an outside fuzz run sends, to every route, signed where the route asks.
-let h: Harness
-let alice: Identity
-beforeAll(async () => {
-  h = await setup()
-  alice = await createIdentity()
-})
-afterAll(() => h?.close())
+const h = useHarness()
+const [alice] = useIdentities(1)
 
 it('no 5xx, every answer in the envelope, no error answer over a few KB', async () => {
   const report = await fuzzApp(h.app, {

@@ -8,6 +8,7 @@ import {
   type TestService,
   lockWaiters as waitForLockWaiters,
 } from '@genesis/common/testing'
+import { startBeforeAll, useIdentities } from '@genesis/common/testing/vitest'
 import type { LightMyRequestResponse } from 'fastify'
 import { buildApp } from '../src/app.js'
 import { type Config, loadConfig } from '../src/config.js'
@@ -139,3 +140,14 @@ export function refusal(res: LightMyRequestResponse, status: number, code?: stri
 export const lockWaiters = (h: Harness, n: number) => waitForLockWaiters(h.db.sql, n)
 
 export { createIdentity, type Identity, randomUUID }
+
+type SetupOptions = Parameters<typeof setup>[0]
+
+/**
+ * The harness (`setup`) for the tests of the file, or of the describe it is called in: closed after them.
+ * Options that depend on another set-up of the file are given as a function, called when it has run.
+ */
+export const useHarness = (options: SetupOptions | (() => SetupOptions) = {}): Harness =>
+  startBeforeAll(() => setup(typeof options === 'function' ? options() : options))
+
+export { useIdentities }

@@ -1,28 +1,20 @@
 import { requireRealPostgres } from '@genesis/common/testing'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
   call,
   contentHash,
   createCollection,
-  createIdentity,
   createItem,
-  type Harness,
-  type Identity,
   lockWaiters,
   randomUUID,
   refusal,
-  setup,
   uniqueName,
+  useHarness,
+  useIdentities,
 } from './helpers.js'
 
-let h: Harness
-let alice: Identity
-let bob: Identity
-beforeAll(async () => {
-  h = await setup()
-  ;[alice, bob] = await Promise.all([createIdentity(), createIdentity()])
-})
-afterAll(() => h.close())
+const h = useHarness()
+const [alice, bob] = useIdentities(2)
 
 describe('items under concurrent requests', () => {
   // Each request locks only its own collection, so several can find the id free and insert it; the losers

@@ -1,27 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { Item } from '../src/schemas/item.js'
 import {
   call,
   contentHash,
   createCollection,
-  createIdentity,
   createItem,
-  type Harness,
   type Identity,
   randomUUID,
   refusal,
-  setup,
+  useHarness,
+  useIdentities,
 } from './helpers.js'
 
-let h: Harness
-let alice: Identity
-let bob: Identity
-let carol: Identity
-beforeAll(async () => {
-  h = await setup()
-  ;[alice, bob, carol] = await Promise.all([createIdentity(), createIdentity(), createIdentity()])
-})
-afterAll(() => h.close())
+const h = useHarness()
+const [alice, bob, carol] = useIdentities(3)
 
 const items = async (who: Identity, collectionId: string) =>
   (await call(h.app, who, 'GET', `/v1/collections/${collectionId}/items`)).json().data as Item[]

@@ -1,29 +1,23 @@
 import { randomBytes } from 'node:crypto'
 import { requireRealPostgres } from '@genesis/common/testing'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { nameKey } from '../src/domain/name-key.js'
 import {
   call,
   createCollection,
   createIdentity,
-  type Harness,
   type Identity,
   randomUUID,
   refusal,
-  setup,
+  useHarness,
+  useIdentities,
 } from './helpers.js'
 
 // A standard collection's name is unique on its normal form: the same name copied with another space,
 // an invisible character, a lookalike letter or another width is the same name.
 
-let h: Harness
-let alice: Identity
-let bob: Identity
-beforeAll(async () => {
-  h = await setup()
-  ;[alice, bob] = await Promise.all([createIdentity(), createIdentity()])
-})
-afterAll(() => h.close())
+const h = useHarness()
+const [alice, bob] = useIdentities(2)
 
 /**
  * A fresh name with letters every lookalike below can replace ("e", "o", "m", "a", spaces). The random part

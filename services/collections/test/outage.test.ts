@@ -1,34 +1,26 @@
 import { randomUUID } from 'node:crypto'
-import {
-  outageProblems,
-  type ProxiedTestService,
-  recovered,
-  startProxiedTestService,
-} from '@genesis/common/testing'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { outageProblems, recovered } from '@genesis/common/testing'
+import { useProxiedTestService } from '@genesis/common/testing/vitest'
+import { describe, expect, it } from 'vitest'
 import { buildApp } from '../src/app.js'
 import { loadConfig } from '../src/config.js'
 import { COLLECTIONS_DB_SETTINGS } from '../src/db/settings.js'
 import { migrationsDir } from '../src/paths.js'
-import { call, createIdentity, type Identity, keysReady } from './helpers.js'
+import { call, keysReady, useIdentities } from './helpers.js'
 
 // The service reaches its database through a proxy this file cuts: the shared PostgreSQL never stops.
-let t: ProxiedTestService
-let alice: Identity
-
-beforeAll(async () => {
-  alice = await createIdentity()
+const [alice] = useIdentities(1)
+const t = useProxiedTestService(() => {
   const config = loadConfig({ COMMITTEE_ADDRESSES: alice.address })
-  t = await startProxiedTestService({
+  return {
     migrationsDir,
     settings: COLLECTIONS_DB_SETTINGS,
     build: async (sql) => {
       await keysReady(sql, config)
       return buildApp({ sql, config })
     },
-  })
+  }
 })
-afterAll(() => t?.close())
 
 const list = () => t.app.inject({ method: 'GET', url: '/v1/addresses' })
 const create = () => {

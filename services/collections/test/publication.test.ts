@@ -1,6 +1,6 @@
 import { generateTree } from '@dcl/content-hash-tree'
 import { signedInject } from '@genesis/common/testing'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { TOS_BODY_LIMIT } from '../src/routes/publication.js'
 import type { Collection } from '../src/schemas/collection.js'
 import { MAX_CONTENT_HASH_LENGTH } from '../src/schemas/fields.js'
@@ -12,24 +12,16 @@ import {
   call,
   contentHash,
   createCollection,
-  createIdentity,
   createItem,
-  type Harness,
   type Identity,
   randomUUID,
   refusal,
-  setup,
+  useHarness,
+  useIdentities,
 } from './helpers.js'
 
-let h: Harness
-let alice: Identity
-let bob: Identity
-let carol: Identity
-beforeAll(async () => {
-  h = await setup({ env: { LOCK_TTL_S: '60' } })
-  ;[alice, bob, carol] = await Promise.all([createIdentity(), createIdentity(), createIdentity()])
-})
-afterAll(() => h.close())
+const h = useHarness({ env: { LOCK_TTL_S: '60' } })
+const [alice, bob, carol] = useIdentities(3)
 
 const read = async (who: Identity, id: string) =>
   (await call(h.app, who, 'GET', `/v1/collections/${id}`)).json().data as Collection

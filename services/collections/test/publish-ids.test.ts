@@ -1,26 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { Item } from '../src/schemas/item.js'
 import {
   acceptTos,
   call,
   createCollection,
-  createIdentity,
   createItem,
-  type Harness,
-  type Identity,
   refusal,
-  setup,
+  useHarness,
+  useIdentities,
 } from './helpers.js'
 
 // Item ids in a publication are compared lower-case: an upper-case spelling is the same item.
 
-let h: Harness
-let alice: Identity
-beforeAll(async () => {
-  h = await setup()
-  alice = await createIdentity()
-})
-afterAll(() => h.close())
+const h = useHarness()
+const [alice] = useIdentities(1)
 
 const publish = (id: string, itemIds: string[]) =>
   call(h.app, alice, 'POST', `/v1/collections/${id}/publish`, { itemIds })

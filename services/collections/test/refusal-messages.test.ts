@@ -1,16 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { signCheque } from './chequebook.js'
 import {
   call,
   contentHash,
   createCollection,
-  createIdentity,
   createItem,
-  type Harness,
-  type Identity,
   randomUUID,
   refusal,
-  setup,
+  useHarness,
+  useIdentities,
 } from './helpers.js'
 import { askReview, decide, openReview, publishedCollection, sendItems } from './review-helpers.js'
 
@@ -18,15 +16,8 @@ import { askReview, decide, openReview, publishedCollection, sendItems } from '.
 // of the domain's role checks (a mutant that empties one still answers 403, with a message that names
 // nobody).
 
-let h: Harness
-let alice: Identity
-let bob: Identity
-let carol: Identity
-beforeAll(async () => {
-  h = await setup()
-  ;[alice, bob, carol] = await Promise.all([createIdentity(), createIdentity(), createIdentity()])
-})
-afterAll(() => h.close())
+const h = useHarness()
+const [alice, bob, carol] = useIdentities(3)
 
 const ownerOrManager = 'Only the owner or a manager of the collection may'
 

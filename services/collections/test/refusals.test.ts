@@ -1,28 +1,23 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import {
   call,
   contentHash,
   createCollection,
-  createIdentity,
   createItem,
-  type Harness,
-  type Identity,
   randomUUID,
   refusal,
-  setup,
+  useHarness,
+  useIdentities,
 } from './helpers.js'
 
-let h: Harness
-let alice: Identity
+const h = useHarness()
+const [alice] = useIdentities(1)
 let collection: string
 let item: string
 beforeAll(async () => {
-  h = await setup()
-  alice = await createIdentity()
   collection = await createCollection(h.app, alice)
   item = await createItem(h.app, alice, collection)
 })
-afterAll(() => h.close())
 
 type Method = 'GET' | 'PUT' | 'POST' | 'DELETE'
 

@@ -1,17 +1,15 @@
 import { randomUUID } from 'node:crypto'
-import { type App, routesOf } from '@genesis/common'
+import type { App } from '@genesis/common'
 import {
   ACCEPTED_REQUEST_SPELLINGS,
-  createIdentity,
-  type Identity,
-  REPLAY_REFUSALS,
-  replayRespelled,
+  mutatingSignedRoutes,
   respellRequest,
   signedHeaders,
 } from '@genesis/common/testing'
+import { expectRespelledReplaysRefused } from '@genesis/common/testing/vitest'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../src/app.js'
-import { contentHash, createCollection, type Harness, setup, uniqueName } from './helpers.js'
+import { contentHash, createCollection, uniqueName, useHarness, useIdentities } from './helpers.js'
 
 /*
  * Defects: the used-signature store keyed on the signature's text, while verification accepts it in upper
@@ -22,40 +20,25 @@ import { contentHash, createCollection, type Harness, setup, uniqueName } from '
  * A replay is now refused whatever the spelling, on every mutating signed route.
  */
 
-let h: Harness
+const h = useHarness()
+const [alice] = useIdentities(1)
 let replica: App
-let alice: Identity
 
 beforeAll(async () => {
-  h = await setup()
   // A second replica on the same database, as a deployment runs them.
   replica = await buildApp({ sql: h.db.sql, config: h.config })
-  alice = await createIdentity()
 })
-
-afterAll(async () => {
-  await replica?.close()
-  await h?.close()
-})
+afterAll(() => replica?.close())
 
 const send = (app: App, method: string, url: string, headers: Record<string, string>, payload?: object) =>
   app.inject({ method: method as 'PUT', url, headers, ...(payload === undefined ? {} : { payload }) })
 
-/** Every re-spelling of a used signature is refused as the replay it is, or as no signature at all. */
-async function expectEveryRespellingRefused(
+const expectEveryRespellingRefused = (
   method: string,
   url: string,
   headers: Record<string, string>,
   payload: () => object | undefined,
-) {
-  const answers = await replayRespelled([h.app, replica], { method, url, headers, payload })
-  expect(answers, `${method} ${url}`).toEqual(REPLAY_REFUSALS)
-}
-
-const mutatingRoutes = () =>
-  routesOf(h.app).filter(
-    (route) => route.auth !== undefined && ['POST', 'PUT', 'PATCH', 'DELETE'].includes(route.method),
-  )
+) => expectRespelledReplaysRefused([h.app, replica], { method, url, headers, payload })
 
 describe('a replay re-spelled', () => {
   it('PUT /v1/collections/:id: a re-spelled replay changes nothing, whatever its body', async () => {
@@ -89,7 +72,7 @@ describe('a replay re-spelled', () => {
   })
 
   it('is refused on every mutating signed route', async () => {
-    const routes = mutatingRoutes()
+    const routes = mutatingSignedRoutes(h.app)
     // Every route the service has today, so that a new one is looked at here.
     expect(routes.map((route) => `${route.method} ${route.url}`).sort()).toEqual([
       'DELETE /v1/collections/:id',

@@ -1,30 +1,17 @@
 import type { Queryable } from '@genesis/common'
 import { requireRealPostgres } from '@genesis/common/testing'
 import type { LightMyRequestResponse } from 'fastify'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { Curation } from '../src/schemas/review.js'
-import {
-  createIdentity,
-  type Harness,
-  type Identity,
-  lockWaiters,
-  randomUUID,
-  refusal,
-  setup,
-} from './helpers.js'
+import { lockWaiters, randomUUID, refusal, useHarness, useIdentities } from './helpers.js'
 import { askReview, decide, openReview, publishedCollection } from './review-helpers.js'
 
 // Reviews whose state changes between a request's first reads and its work under the collection's row
 // lock. A test transaction holds the row (or, for the unique index, a pending review of its own) so that
 // the request waits at that point, changes what it needs, and lets go: the interleaving is forced.
 
-let h: Harness
-let alice: Identity
-beforeAll(async () => {
-  h = await setup()
-  alice = await createIdentity()
-})
-afterAll(() => h.close())
+const h = useHarness()
+const [alice] = useIdentities(1)
 
 /** Sends the requests while a transaction holds the collection's row, runs `meanwhile` in it, lets go. */
 async function heldAtTheCollection(

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { Collection } from '../src/schemas/collection.js'
 import type { Curation } from '../src/schemas/review.js'
 import {
@@ -6,12 +6,12 @@ import {
   createCollection,
   createIdentity,
   createItem,
-  type Harness,
   type Identity,
   randomUUID,
   refusal,
-  setup,
   uniqueName,
+  useHarness,
+  useIdentities,
 } from './helpers.js'
 import {
   askReview,
@@ -22,21 +22,8 @@ import {
   thirdPartyInReview,
 } from './review-helpers.js'
 
-let h: Harness
-let alice: Identity
-let bob: Identity
-let carol: Identity
-let member2: Identity
-beforeAll(async () => {
-  h = await setup()
-  ;[alice, bob, carol, member2] = await Promise.all([
-    createIdentity(),
-    createIdentity(),
-    createIdentity(),
-    createIdentity(),
-  ])
-})
-afterAll(() => h.close())
+const h = useHarness()
+const [alice, bob, carol, member2] = useIdentities(4)
 
 const read = async (who: Identity, id: string) => {
   const res = await call(h.app, who, 'GET', `/v1/collections/${id}`)

@@ -1,23 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
   acceptTos,
   call,
   contentHash,
   createCollection,
-  createIdentity,
   createItem,
-  type Harness,
-  type Identity,
-  setup,
+  useHarness,
+  useIdentities,
 } from './helpers.js'
 
-let h: Harness
-let alice: Identity
-beforeAll(async () => {
-  h = await setup()
-  alice = await createIdentity()
-})
-afterAll(() => h.close())
+const h = useHarness()
+const [alice] = useIdentities(1)
 
 const terms = (id: string) =>
   call(h.app, alice, 'POST', `/v1/collections/${id}/tos`, {

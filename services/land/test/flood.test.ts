@@ -1,23 +1,17 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { migrate } from '@genesis/common'
 import {
-  createTestDatabase,
+  type ContainedService,
   type FloodRequest,
   type FloodResult,
   flood,
   floodProblems,
-  manifestMemoryLimit,
-  type ServiceProcess,
-  startServiceProcess,
-  type TestDatabase,
+  startServiceAsContainer,
 } from '@genesis/common/testing'
+import { useTestDatabase } from '@genesis/common/testing/vitest'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { migrationsDir } from '../src/paths.js'
 import { TILE_FIELDS } from '../src/schemas/atlas.js'
-import { seed } from '../src/seed.js'
+import { demoSeed } from './helpers.js'
 
 /*
  * One land process, started as its container runs it (on PostgreSQL, as the manifests deploy it, with the
@@ -32,20 +26,15 @@ import { seed } from '../src/seed.js'
 const packageDir = fileURLToPath(new URL('..', import.meta.url))
 const IN_FLIGHT = 60
 
-let db: TestDatabase
-let service: ServiceProcess
-let dataDir: string
-let memoryLimit: number
+// the first seeded database of a run seeds the template
+const db = useTestDatabase({ migrationsDir, seed: demoSeed }, 120_000)
+let service: ContainedService
 
 beforeAll(async () => {
-  db = await createTestDatabase()
-  await migrate(db.sql, migrationsDir)
-  await seed(db.sql)
-  dataDir = await mkdtemp(join(tmpdir(), 'land-flood-'))
-  service = await startServiceProcess({
-    cwd: packageDir,
-    nodeArgs: ['--single-threaded-gc', '--import', 'tsx'],
-    env: { DATABASE_URL: db.url, DATA_DIR: dataDir, LAND_AUTO_SEED: 'never' },
+  service = await startServiceAsContainer({
+    service: 'land',
+    packageDir,
+    env: { DATABASE_URL: db.url, LAND_AUTO_SEED: 'never' },
   })
   // listening at once, ready once the index is built
   const deadline = Date.now() + 60_000
@@ -53,17 +42,8 @@ beforeAll(async () => {
     if (Date.now() > deadline) throw new Error('land did not get ready')
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
-  memoryLimit = manifestMemoryLimit(
-    await readFile(join(packageDir, '../../infra/k8s/base/land.yaml'), 'utf8'),
-    'land',
-  )
 }, 120_000)
-
-afterAll(async () => {
-  await service?.stop()
-  await db?.drop()
-  if (dataDir) await rm(dataDir, { recursive: true, force: true })
-})
+afterAll(() => service?.close())
 
 /** A different parcel for each request (a fixed stride over the grid): no answer repeats a cached one. */
 const spread = (i: number, salt: number) => {
@@ -102,8 +82,8 @@ const withstood = (result: FloodResult, growthBudget: number) =>
   expect(
     floodProblems(result, {
       expected: [200],
-      memoryLimitBytes: memoryLimit,
-      growthFraction: growthBudget / memoryLimit,
+      memoryLimitBytes: service.memoryLimitBytes,
+      growthFraction: growthBudget / service.memoryLimitBytes,
     }),
   ).toEqual([])
 

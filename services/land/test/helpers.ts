@@ -1,4 +1,5 @@
-import { startTestService, type TestService } from '@genesis/common/testing'
+import { join } from 'node:path'
+import { startTestService, type TestDatabaseSeed, type TestService } from '@genesis/common/testing'
 import type { TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { expect } from 'vitest'
@@ -7,7 +8,7 @@ import { AtlasIndex } from '../src/atlas/atlas-view.js'
 import { loadConfig } from '../src/config.js'
 import { createGridIndex } from '../src/context.js'
 import type { GridIndex } from '../src/grid/grid-index.js'
-import { migrationsDir } from '../src/paths.js'
+import { dataDir, migrationsDir, packageRoot } from '../src/paths.js'
 import '../src/schemas/formats.js'
 import { seed } from '../src/seed.js'
 
@@ -15,6 +16,19 @@ export interface Land extends TestService {
   grid: GridIndex
   /** The app's atlas index (handed in, so that a test can look at it). */
   atlas: AtlasIndex
+}
+
+/**
+ * The Genesis City demo set as a test database's seed: written once into the package's template database,
+ * which every seeded test database is a copy of. It is made from the data files and code that reaches from
+ * src/seed into the rest of src/: a change anywhere in src/ makes a new template.
+ */
+export const demoSeed: TestDatabaseSeed = {
+  name: 'demo',
+  inputs: [dataDir, join(packageRoot, 'src')],
+  write: async (sql) => {
+    await seed(sql)
+  },
 }
 
 /** A fresh database with the migrations, optionally the Genesis City set, the index built and the app. */
@@ -29,8 +43,8 @@ export async function startLand(
   let atlas: AtlasIndex | undefined
   const service = await startTestService({
     migrationsDir,
+    ...((options.seeded ?? true) ? { seed: demoSeed } : {}),
     build: async (sql) => {
-      if (options.seeded ?? true) await seed(sql)
       grid = createGridIndex(sql, config)
       if (options.listen) await grid.listen()
       await grid.start()

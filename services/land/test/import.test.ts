@@ -2,13 +2,13 @@ import { spawnSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { migrate } from '@genesis/common'
-import { createTestDatabase, requireRealPostgres, type TestDatabase } from '@genesis/common/testing'
+import { requireRealPostgres } from '@genesis/common/testing'
+import { useTestDatabase } from '@genesis/common/testing/vitest'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { importPaths } from '../src/import.js'
 import { dataDir, migrationsDir, packageRoot } from '../src/paths.js'
 
-let db: TestDatabase
+const db = useTestDatabase({ migrationsDir })
 let dir: string
 
 const DISTRICT = '11111111-2222-4333-8444-555555555555'
@@ -38,12 +38,9 @@ async function state() {
 }
 
 beforeAll(async () => {
-  db = await createTestDatabase()
-  await migrate(db.sql, migrationsDir)
   dir = mkdtempSync(join(tmpdir(), 'land-import-'))
 })
 afterAll(async () => {
-  await db?.drop()
   rmSync(dir, { recursive: true, force: true })
 })
 

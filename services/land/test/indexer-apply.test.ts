@@ -1,11 +1,5 @@
-// The indexer's handlers applied to the real tables (PostgreSQL), with the events as the contracts emit them:
-// the order of a parcel's Transfer into the estate registry and its AddLand differs between Decentraland's
-// LAND registry (AddLand first, from its onERC721Received) and ours (Transfer first); both must show the
-// estate's owner, and a parcel sent to the registry outside any estate shows the registry. Every change of
-// an undoable block is rolled back by its undo image.
-import { migrate } from '@genesis/common'
-import { createTestDatabase, type TestDatabase } from '@genesis/common/testing'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { useTestDatabase } from '@genesis/common/testing/vitest'
+import { beforeEach, describe, expect, it } from 'vitest'
 import { undoAbove } from '../src/db/chain-state.js'
 import { encodeTokenId } from '../src/domain/token-id.js'
 import { applyEvents } from '../src/indexer/apply.js'
@@ -21,14 +15,7 @@ const alice = `0x${'a'.repeat(40)}`
 const bob = `0x${'b'.repeat(40)}`
 const data = (text: string) => new TextEncoder().encode(text)
 
-let db: TestDatabase
-beforeAll(async () => {
-  db = await createTestDatabase()
-  await migrate(db.sql, migrationsDir)
-})
-afterAll(async () => {
-  await db?.drop()
-})
+const db = useTestDatabase({ migrationsDir })
 beforeEach(async () => {
   await db.sql`truncate land_chain_undo, land_chain_orders, publications`
   await db.sql`update parcels set owner = null, estate_id = null where owner is not null or estate_id is not null`

@@ -1,5 +1,5 @@
-import { migrate } from '@genesis/common'
-import { createTestDatabase, requireRealPostgres, type TestDatabase } from '@genesis/common/testing'
+import { requireRealPostgres } from '@genesis/common/testing'
+import { useTestDatabase } from '@genesis/common/testing/vitest'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   FULL_REBUILD_PAYLOAD,
@@ -13,7 +13,7 @@ import { GridIndex } from '../src/grid/grid-index.js'
 import { migrationsDir } from '../src/paths.js'
 import { eventually } from './helpers.js'
 
-let db: TestDatabase
+const db = useTestDatabase({ migrationsDir })
 /** Every land_changed payload delivered to a listener of our own, in order, with the markers. */
 const received: string[] = []
 /** A channel of the test's own: a marker on land_changed would itself ask the grid for a rebuild. */
@@ -21,8 +21,6 @@ const MARKER_CHANNEL = 'land_test_marker'
 const unlisten: Array<() => Promise<void>> = []
 
 beforeAll(async () => {
-  db = await createTestDatabase()
-  await migrate(db.sql, migrationsDir)
   if (!db.embedded) {
     // one listening connection for both channels: delivered in commit order
     for (const channel of [LAND_CHANGED_CHANNEL, MARKER_CHANNEL]) {
@@ -35,7 +33,6 @@ beforeAll(async () => {
 })
 afterAll(async () => {
   for (const stop of unlisten) await stop()
-  await db?.drop()
 })
 
 /**

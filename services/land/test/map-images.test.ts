@@ -1,5 +1,5 @@
 import { type App, createApp } from '@genesis/common'
-import { createTestDatabase, type TestDatabase } from '@genesis/common/testing'
+import { useTestDatabase } from '@genesis/common/testing/vitest'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { cellIndex, GRID_SIZE } from '../src/domain/geometry.js'
 import { TILE_DISTRICT, TILE_OWNED, TILE_ROAD } from '../src/domain/tiles.js'
@@ -61,12 +61,11 @@ class TestGrid implements MapSource {
 
 const pngSize = (body: Buffer) => ({ width: body.readUInt32BE(16), height: body.readUInt32BE(20) })
 
-let db: TestDatabase
+const db = useTestDatabase()
 let app: App
 const grid = new TestGrid()
 
 beforeAll(async () => {
-  db = await createTestDatabase()
   app = await createApp({ name: 'land-test', version: '0.0.0', sql: db.sql })
   // one renderer for both copies, as the service's context holds one
   const ctx = { map: grid, images: new MapImageRenderer(DEFAULT_IMAGE_CACHE_BYTES) }
@@ -77,7 +76,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await app?.close()
-  await db?.drop()
 })
 
 const get = (url: string, headers: Record<string, string> = {}) => app.inject({ method: 'GET', url, headers })

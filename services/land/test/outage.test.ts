@@ -1,29 +1,16 @@
-import {
-  outageProblems,
-  type ProxiedTestService,
-  recovered,
-  startProxiedTestService,
-} from '@genesis/common/testing'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { outageProblems, recovered } from '@genesis/common/testing'
+import { useProxiedTestService } from '@genesis/common/testing/vitest'
+import { describe, expect, it } from 'vitest'
 import { buildApp } from '../src/app.js'
 import { loadConfig } from '../src/config.js'
 import { migrationsDir } from '../src/paths.js'
-import { seed } from '../src/seed.js'
+import { demoSeed } from './helpers.js'
 
 // The service reaches its database through a proxy this file cuts: the shared PostgreSQL never stops.
-let t: ProxiedTestService
-
-beforeAll(async () => {
+const t = useProxiedTestService(() => {
   const config = loadConfig({ LAND_REFRESH_DEBOUNCE_MS: '20', LAND_PREWARM: 'false' })
-  t = await startProxiedTestService({
-    migrationsDir,
-    build: async (sql) => {
-      await seed(sql)
-      return buildApp({ sql, config })
-    },
-  })
+  return { migrationsDir, seed: demoSeed, build: (sql) => buildApp({ sql, config }) }
 }, 120_000)
-afterAll(() => t?.close())
 
 const get = (url: string) => () => t.app.inject({ method: 'GET', url })
 const fromDatabase = get(`/v1/addresses/0x${'0'.repeat(40)}/parcels`)

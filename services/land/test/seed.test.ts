@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto'
-import { migrate } from '@genesis/common'
-import { createTestDatabase, type TestDatabase } from '@genesis/common/testing'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { useTestDatabase } from '@genesis/common/testing/vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { PLAZA_DISTRICT_ID, ROAD_DISTRICT_ID } from '../src/domain/constants.js'
 import { cellIndex } from '../src/domain/geometry.js'
 import { migrationsDir } from '../src/paths.js'
@@ -106,14 +105,7 @@ describe('the Genesis City demo set', () => {
 })
 
 describe('seed()', () => {
-  let db: TestDatabase
-  beforeAll(async () => {
-    db = await createTestDatabase()
-    await migrate(db.sql, migrationsDir)
-  })
-  afterAll(async () => {
-    await db?.drop()
-  })
+  const db = useTestDatabase({ migrationsDir })
 
   const digest = async () => {
     const [row] = await db.sql<Array<{ digest: string }>>`

@@ -1,7 +1,10 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { Agent, request as httpRequest } from 'node:http'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { type AuthLink, AuthLinkType } from '@dcl/crypto'
 import { hashMessage } from 'ethers'
 import secp256k1 from 'secp256k1'
@@ -211,16 +214,7 @@ export async function flood(options: FloodOptions): Promise<FloodResult> {
  * statuses or a 503/429 with Retry-After, a liveness probe slower than `livenessMs` or not 200, a peak RSS
  * over `peakFraction` of the memory limit, or a growth over `growthFraction` of it.
  */
-export function floodProblems(
-  result: FloodResult,
-  options: {
-    expected: number[]
-    memoryLimitBytes: number
-    livenessMs?: number
-    peakFraction?: number
-    growthFraction?: number
-  },
-): string[] {
+export function floodProblems(result: FloodResult, options: FloodLimits): string[] {
   const problems: string[] = []
   const mib = (bytes: number) => `${Math.round(bytes / 2 ** 20)} MiB`
   for (const [status, count] of Object.entries(result.statuses)) {
@@ -316,6 +310,64 @@ export function startServiceProcess(options: {
       reject(new Error(`the service exited with ${code} before listening: ${stderr}`))
     })
   })
+}
+
+/** What a flood must keep within (`floodProblems`). */
+export interface FloodLimits {
+  expected: number[]
+  memoryLimitBytes: number
+  livenessMs?: number
+  peakFraction?: number
+  growthFraction?: number
+}
+
+/** A service's process as a flood test floods it (see `startServiceAsContainer`). */
+export interface ContainedService extends ServiceProcess {
+  /** The memory limit its Kubernetes manifest gives the service's container, in bytes. */
+  memoryLimitBytes: number
+  /** Its own DATA_DIR, a new temporary directory. */
+  dataDir: string
+  /** What a flood's result shows wrong against `expected` statuses and the memory limit (`floodProblems`). */
+  problems(result: FloodResult, options: Omit<FloodLimits, 'memoryLimitBytes'>): string[]
+  /** Stops the process and removes its DATA_DIR. */
+  close(): Promise<void>
+}
+
+/**
+ * A service's entry started as its container runs it: the garbage collector on one thread (as on the
+ * manifest's single CPU), a DATA_DIR of its own, listening on loopback; with the memory limit its
+ * Kubernetes manifest (infra/k8s/base/<service>.yaml beside the package) gives it.
+ */
+export async function startServiceAsContainer(options: {
+  service: string
+  /** The service's package directory. */
+  packageDir: string
+  env: Record<string, string>
+}): Promise<ContainedService> {
+  const manifest = join(options.packageDir, `../../infra/k8s/base/${options.service}.yaml`)
+  const memoryLimitBytes = manifestMemoryLimit(await readFile(manifest, 'utf8'), options.service)
+  const dataDir = await mkdtemp(join(tmpdir(), `${options.service}-container-`))
+  const removeDataDir = () => rm(dataDir, { recursive: true, force: true })
+  try {
+    const started = await startServiceProcess({
+      cwd: options.packageDir,
+      nodeArgs: ['--single-threaded-gc', '--import', 'tsx'],
+      env: { DATA_DIR: dataDir, ...options.env },
+    })
+    return {
+      ...started,
+      memoryLimitBytes,
+      dataDir,
+      problems: (result, limits) => floodProblems(result, { ...limits, memoryLimitBytes }),
+      close: async () => {
+        await started.stop()
+        await removeDataDir()
+      },
+    }
+  } catch (error) {
+    await removeDataDir()
+    throw error
+  }
 }
 
 /** Bytes of a Kubernetes quantity of memory: `384Mi`, `1Gi`, `512M`, `1000000`. */

@@ -8,9 +8,9 @@ import {
 } from '../db/database.js'
 import { migrate } from '../db/migrate.js'
 import type { App } from '../kit/create-app.js'
-import { createTestDatabase, type TestDatabase } from './database.js'
+import type { TestDatabase } from './database.js'
 import { type PrivateCluster, startPrivateCluster } from './private-cluster.js'
-import type { TestService } from './service.js'
+import { onTestDatabase, type TestService, type TestServiceOptions } from './service.js'
 import { startTcpProxy, type TcpProxy } from './tcp-proxy.js'
 
 export interface ProxiedDatabase {
@@ -62,34 +62,25 @@ export interface ProxiedTestService extends TestService {
   proxied: ProxiedDatabase
 }
 
-/** `startTestService` for outage tests: migrated directly, then the app is built on the proxied client. */
-export async function startProxiedTestService(options: {
-  migrationsDir: string
-  settings?: SessionSettings
-  build: (sql: Sql) => Promise<App>
-}): Promise<ProxiedTestService> {
-  const db = await createTestDatabase({ settings: options.settings })
-  let proxied: ProxiedDatabase | undefined
-  try {
-    await migrate(db.sql, options.migrationsDir)
-    proxied = await proxiedDatabase(db, { settings: options.settings })
-    const app = await options.build(proxied.sql)
-    const reached = proxied
-    return {
-      db,
-      app,
-      proxied: reached,
-      close: async () => {
-        await app.close()
-        await reached.close()
-        await db.drop()
-      },
+/** `startTestService` for outage tests: the app is built on a client through the proxy. */
+export async function startProxiedTestService(options: TestServiceOptions): Promise<ProxiedTestService> {
+  return onTestDatabase(options, async (db) => {
+    const proxied = await proxiedDatabase(db, { settings: options.settings })
+    try {
+      const app = await options.build(proxied.sql)
+      return {
+        app,
+        proxied,
+        close: async () => {
+          await app.close()
+          await proxied.close()
+        },
+      }
+    } catch (error) {
+      await proxied.close()
+      throw error
     }
-  } catch (error) {
-    await proxied?.close()
-    await db.drop()
-    throw error
-  }
+  })
 }
 
 type Send = () => Promise<LightMyRequestResponse>
@@ -136,12 +127,16 @@ export interface ClusterService {
  * The service's app on a private cluster (`startPrivateCluster`), migrated as a deployment is (its own
  * connection, no query deadline); undefined when the cluster cannot run here (the test skips; CI=true fails).
  */
-export async function startServiceOnPrivateCluster(options: {
+export interface ClusterServiceOptions {
   migrationsDir: string
   settings?: SessionSettings
   build: (sql: Sql) => Promise<App>
   timeouts?: DatabaseTimeouts
-}): Promise<ClusterService | undefined> {
+}
+
+export async function startServiceOnPrivateCluster(
+  options: ClusterServiceOptions,
+): Promise<ClusterService | undefined> {
   const cluster = await startPrivateCluster()
   if (cluster === undefined) return undefined
   let sql: Sql | undefined

@@ -1,7 +1,6 @@
 import type { SessionSettings, Sql } from '../db/database.js'
-import { migrate } from '../db/migrate.js'
 import type { App } from '../kit/create-app.js'
-import { createTestDatabase, type TestDatabase } from './database.js'
+import { createTestDatabase, type TestDatabase, type TestDatabaseSeed } from './database.js'
 
 export interface TestService {
   db: TestDatabase
@@ -10,24 +9,41 @@ export interface TestService {
   close(): Promise<void>
 }
 
-/**
- * The test set-up every service shares: a fresh database with the service's migrations (and its session
- * settings), and the app built on it by the service's own `buildApp`.
- */
-export async function startTestService(options: {
+export interface TestServiceOptions {
   migrationsDir: string
   settings?: SessionSettings
+  /** A data set the database starts with (written once into the package's template). */
+  seed?: TestDatabaseSeed
   build: (sql: Sql) => Promise<App>
-}): Promise<TestService> {
-  const db = await createTestDatabase({ settings: options.settings })
-  try {
-    await migrate(db.sql, options.migrationsDir)
+}
+
+/**
+ * The test set-up every service shares: a fresh database with the service's migrations (and its session
+ * settings, and its seed), and the app built on it by the service's own `buildApp`.
+ */
+export async function startTestService(options: TestServiceOptions): Promise<TestService> {
+  return onTestDatabase(options, async (db) => {
     const app = await options.build(db.sql)
+    return { app, close: () => app.close() }
+  })
+}
+
+/**
+ * A test database made as `options` say, and what `start` starts on it; the database is dropped when the
+ * start fails, and after what was started is closed.
+ */
+export async function onTestDatabase<T extends { close(): Promise<void> }>(
+  options: Omit<TestServiceOptions, 'build'>,
+  start: (db: TestDatabase) => Promise<T>,
+): Promise<Omit<T, 'close'> & { db: TestDatabase; close(): Promise<void> }> {
+  const db = await createTestDatabase(options)
+  try {
+    const started = await start(db)
     return {
+      ...started,
       db,
-      app,
       close: async () => {
-        await app.close()
+        await started.close()
         await db.drop()
       },
     }

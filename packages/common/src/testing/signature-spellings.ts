@@ -1,5 +1,6 @@
 import { getAddress } from 'ethers'
 import type { App } from '../kit/create-app.js'
+import { routesOf } from '../kit/route-table.js'
 
 /** secp256k1's group order: s and n - s are the same signature (with the other recovery id). */
 const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n
@@ -224,14 +225,23 @@ export const REPLAY_REFUSALS: Record<string, [number, string]> = Object.fromEntr
  * signed, so a replay could carry any), alternating between two replicas on one database. Returns what
  * each spelling answered, `[status, data.reason]`, to compare with REPLAY_REFUSALS.
  */
+/** A signed request sent once: the method, URL and signed headers, and the body of each replay of it. */
+export interface SpentRequest {
+  method: string
+  url: string
+  headers: Record<string, string>
+  payload: () => object | undefined
+}
+
+/** The routes of `app` that take a signature and change something (POST, PUT, PATCH, DELETE). */
+export const mutatingSignedRoutes = (app: App) =>
+  routesOf(app).filter(
+    (route) => route.auth !== undefined && ['POST', 'PUT', 'PATCH', 'DELETE'].includes(route.method),
+  )
+
 export async function replayRespelled(
   replicas: [App, App],
-  request: {
-    method: string
-    url: string
-    headers: Record<string, string>
-    payload: () => object | undefined
-  },
+  request: SpentRequest,
 ): Promise<Record<string, [number, string | undefined]>> {
   const answers: Record<string, [number, string | undefined]> = {}
   for (const [i, spelling] of Object.keys(REPLAY_REFUSALS).entries()) {

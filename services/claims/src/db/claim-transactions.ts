@@ -1,7 +1,7 @@
 import { BATCH_SIZE, type Queryable, recordSignature, type Sql, type UsedSignature } from '@genesis/common'
 import type { ClaimTransaction } from '../schemas/claim-transaction.js'
 import { CHAIN_IDS, type ChainIdValue, type ClaimStatus } from '../schemas/primitives.js'
-import { pageTotal } from './page-total.js'
+import { listUserPage } from './user-page.js'
 
 /** A claim as read through claim_transactions_current: status and updated_at already account for expiry. */
 export interface ClaimRow {
@@ -117,27 +117,14 @@ export async function findClaim(sql: Queryable, id: string): Promise<ClaimRow | 
   return row
 }
 
-export async function listClaims(
-  sql: Queryable,
-  user: string,
-  page: { limit: number; offset: number },
-): Promise<{ rows: ClaimRow[]; total: number }> {
-  // the user's total as user_totals keeps it (migration 00007), once it has counted the user
-  const rows = await sql<(ClaimRow & { kept: number | null })[]>`
-    select c.*, (select claims from user_totals where "user" = ${user} and counted)::int as kept
-    from claim_transactions_current c where c."user" = ${user}
-    order by c.created_at desc, c.id desc
-    limit ${page.limit} offset ${page.offset}`
-  const total = await pageTotal(rows, page, async () => {
-    const kept = rows[0]?.kept
-    if (kept !== undefined && kept !== null) return kept
-    const [count] = await sql<{ total: number }[]>`
-      select coalesce((select claims from user_totals where "user" = ${user} and counted),
-                      (select count(*) from claim_transactions where "user" = ${user}))::int as total`
-    return count?.total ?? 0
-  })
-  return { rows, total }
-}
+/** A page of a user's claims, newest first, and their total. */
+export const listClaims = (sql: Queryable, user: string, page: { limit: number; offset: number }) =>
+  listUserPage<ClaimRow>(
+    sql,
+    { view: 'claim_transactions_current', table: 'claim_transactions', kept: 'claims' },
+    user,
+    page,
+  )
 
 /** The claim locked for a status change, with its status as it reads now. */
 export async function lockClaim(sql: Queryable, id: string): Promise<ClaimRow | undefined> {

@@ -1,7 +1,7 @@
 import type { Queryable } from '@genesis/common'
 import type { ChainIdValue } from '../schemas/primitives.js'
 import type { Reward } from '../schemas/reward.js'
-import { pageTotal } from './page-total.js'
+import { listUserPage } from './user-page.js'
 
 /** A reward as read through rewards_current: claimable and its live claim, if any. */
 export interface RewardRow {
@@ -78,27 +78,9 @@ export async function rewardsToClaim(sql: Queryable, ids: string[]): Promise<Rew
   }))
 }
 
-export async function listRewards(
-  sql: Queryable,
-  user: string,
-  page: { limit: number; offset: number },
-): Promise<{ rows: RewardRow[]; total: number }> {
-  // the user's total as user_totals keeps it (migration 00007), once it has counted the user
-  const rows = await sql<(RewardRow & { kept: number | null })[]>`
-    select r.*, (select rewards from user_totals where "user" = ${user} and counted)::int as kept
-    from rewards_current r where r."user" = ${user}
-    order by r.created_at desc, r.id desc
-    limit ${page.limit} offset ${page.offset}`
-  const total = await pageTotal(rows, page, async () => {
-    const kept = rows[0]?.kept
-    if (kept !== undefined && kept !== null) return kept
-    const [count] = await sql<{ total: number }[]>`
-      select coalesce((select rewards from user_totals where "user" = ${user} and counted),
-                      (select count(*) from rewards where "user" = ${user}))::int as total`
-    return count?.total ?? 0
-  })
-  return { rows, total }
-}
+/** A page of a user's rewards, newest first, and their total. */
+export const listRewards = (sql: Queryable, user: string, page: { limit: number; offset: number }) =>
+  listUserPage<RewardRow>(sql, { view: 'rewards_current', table: 'rewards', kept: 'rewards' }, user, page)
 
 export async function findRewards(sql: Queryable, ids: string[]): Promise<RewardRow[]> {
   return sql<RewardRow[]>`select * from rewards_current where id = any(${ids}::uuid[])`

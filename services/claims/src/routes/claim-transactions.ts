@@ -1,16 +1,7 @@
-import {
-  Envelope,
-  errorResponses,
-  offsetOf,
-  ok,
-  PagedEnvelope,
-  paged,
-  type RoutePlugin,
-} from '@genesis/common'
+import { Envelope, errorResponses, ok, PagedEnvelope, type RoutePlugin } from '@genesis/common'
 import type { Context } from '../context.js'
 import { findClaim, listClaims, toClaimTransaction } from '../db/claim-transactions.js'
 import { createClaim } from '../domain/create-claim.js'
-import { subjectOf } from '../domain/subject.js'
 import { changeClaim } from '../domain/transitions.js'
 import { claimNotFound } from '../errors.js'
 import {
@@ -18,10 +9,11 @@ import {
   ClaimTransaction,
   CreateClaimBody,
   IdempotencyHeaders,
-  ListClaimsQuery,
   PatchClaimBody,
+  UserPageQuery,
 } from '../schemas/index.js'
 import { actorOf, authenticate, securityOf } from './caller.js'
+import { userPage } from './user-page.js'
 
 const tags = ['claim-transactions']
 /** A create names at most 100 ids (~4 KB of JSON); room for any spacing, and no more to read or parse. */
@@ -84,22 +76,17 @@ export const claimTransactionRoutes: RoutePlugin<Context> = async (app, { ctx })
         security: securityOf(readersPolicy),
         summary: "The caller's claims, newest first",
         description: 'Signed fetch (your own), or the admin bearer token with ?user=0x….',
-        querystring: ListClaimsQuery,
+        querystring: UserPageQuery,
         response: { 200: PagedEnvelope(ClaimTransaction), ...errorResponses(400, 401, 403, 503) },
       },
     },
-    async (request) => {
-      const user = subjectOf(actorOf(request), request.query.user)
-      const { rows, total } = await listClaims(sql, user, {
-        limit: request.query.limit,
-        offset: offsetOf(request.query),
-      })
-      return paged(rows.map(toClaimTransaction), {
-        page: request.query.page,
-        limit: request.query.limit,
-        total,
-      })
-    },
+    async (request) =>
+      userPage(
+        actorOf(request),
+        request.query,
+        (user, page) => listClaims(sql, user, page),
+        toClaimTransaction,
+      ),
   )
 
   app.get(

@@ -1,19 +1,11 @@
-import {
-  Envelope,
-  errorResponses,
-  offsetOf,
-  ok,
-  PagedEnvelope,
-  paged,
-  type RoutePlugin,
-} from '@genesis/common'
+import { Envelope, errorResponses, ok, PagedEnvelope, type RoutePlugin } from '@genesis/common'
 import { Type } from '@sinclair/typebox'
 import type { Context } from '../context.js'
 import { listRewards, toReward } from '../db/rewards.js'
 import { grantRewards } from '../domain/grant-rewards.js'
-import { subjectOf } from '../domain/subject.js'
-import { GrantRewardsBody, ListRewardsQuery, Reward } from '../schemas/index.js'
+import { GrantRewardsBody, Reward, UserPageQuery } from '../schemas/index.js'
 import { actorOf, authenticate, securityOf } from './caller.js'
+import { userPage } from './user-page.js'
 
 const tags = ['rewards']
 
@@ -30,18 +22,12 @@ export const rewardRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
         security: securityOf({ admin: true, user: true }),
         summary: "The caller's rewards, newest first, each with claimable and its live claim",
         description: 'Signed fetch (your own), or the admin bearer token with ?user=0x….',
-        querystring: ListRewardsQuery,
+        querystring: UserPageQuery,
         response: { 200: PagedEnvelope(Reward), ...errorResponses(400, 401, 403) },
       },
     },
-    async (request) => {
-      const user = subjectOf(actorOf(request), request.query.user)
-      const { rows, total } = await listRewards(sql, user, {
-        limit: request.query.limit,
-        offset: offsetOf(request.query),
-      })
-      return paged(rows.map(toReward), { page: request.query.page, limit: request.query.limit, total })
-    },
+    async (request) =>
+      userPage(actorOf(request), request.query, (user, page) => listRewards(sql, user, page), toReward),
   )
 
   app.post(

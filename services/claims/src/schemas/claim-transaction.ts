@@ -1,4 +1,4 @@
-import { Address, Nullable, PageQuery, Uuid } from '@genesis/common'
+import { Address, Nullable, Uuid } from '@genesis/common'
 import { type Static, Type } from '@sinclair/typebox'
 import { ChainId, ClaimStatusSchema, DateTime, TransactionHash } from './primitives.js'
 
@@ -60,11 +60,3 @@ export const PatchClaimBody = Type.Object(
   { additionalProperties: false, minProperties: 1 },
 )
 export type PatchClaimBody = Static<typeof PatchClaimBody>
-
-export const ListClaimsQuery = Type.Composite([
-  PageQuery,
-  Type.Object({
-    user: Type.Optional(Address), // Admin only: whose claims (a signed caller's own)
-  }),
-])
-export type ListClaimsQuery = Static<typeof ListClaimsQuery>

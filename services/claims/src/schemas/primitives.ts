@@ -1,4 +1,5 @@
-import { Type } from '@sinclair/typebox'
+import { Address, PageQuery } from '@genesis/common'
+import { type Static, Type } from '@sinclair/typebox'
 
 /** A string enum as JSON Schema `enum` (ajv then names the allowed values, unlike a union of literals). */
 const StringEnum = <T extends string>(values: readonly T[], description: string) =>
@@ -33,3 +34,7 @@ export const ItemId = Type.String({
 })
 
 export const DateTime = Type.String({ format: 'date-time' })
+
+/** A page of one user's records: a signed caller's own; the operator names whose with `user` (admin only). */
+export const UserPageQuery = Type.Composite([PageQuery, Type.Object({ user: Type.Optional(Address) })])
+export type UserPageQuery = Static<typeof UserPageQuery>

@@ -1,4 +1,4 @@
-import { Address, Nullable, PageQuery, Uuid } from '@genesis/common'
+import { Address, Nullable, Uuid } from '@genesis/common'
 import { type Static, Type } from '@sinclair/typebox'
 import { ChainId, DateTime, ItemId } from './primitives.js'
 
@@ -41,11 +41,3 @@ export const GrantRewardsBody = Type.Object(
   { additionalProperties: false },
 )
 export type GrantRewardsBody = Static<typeof GrantRewardsBody>
-
-export const ListRewardsQuery = Type.Composite([
-  PageQuery,
-  Type.Object({
-    user: Type.Optional(Address), // Admin only: whose rewards (a signed caller's own)
-  }),
-])
-export type ListRewardsQuery = Static<typeof ListRewardsQuery>

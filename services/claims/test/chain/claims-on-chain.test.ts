@@ -1,67 +1,24 @@
 import { randomBytes } from 'node:crypto'
-import { createIdentity, type Identity } from '@genesis/common/testing'
-import {
-  type Anvil,
-  artifact,
-  chainTestsSkipReason,
-  contractAt,
-  type Deployment,
-  deployAll,
-  startAnvil,
-} from '@genesis/contracts'
-import { Interface, type JsonRpcProvider, type TransactionReceipt, Wallet } from 'ethers'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createDispenserChain, type DispenserChain } from '../../src/chain/dispenser.js'
-import { createReconciler, type Reconciler } from '../../src/jobs/reconciler.js'
+import type { Identity } from '@genesis/common/testing'
+import { artifact, chainTestsSkipReason, contractAt } from '@genesis/contracts'
+import { Interface, type TransactionReceipt } from 'ethers'
+import { beforeAll, describe, expect, it } from 'vitest'
+import type { Reconciler } from '../../src/jobs/reconciler.js'
 import type { ClaimTransaction, Reward } from '../../src/schemas/index.js'
-import { type RunningClaims, signedRequest, startClaimsService } from './service.js'
+import { useChainFixture } from './fixture.js'
+import { signedRequest } from './service.js'
 
 const skip = chainTestsSkipReason()
 
 describe.skipIf(skip)(
   'claims on a real chain (anvil): vouchers redeemed by wallets, settled from the chain',
   () => {
-    let anvil: Anvil
-    let provider: JsonRpcProvider
-    let d: Deployment
-    let svc: RunningClaims
+    // the reconciler of server.ts, with RPC_URL_<chain_id> pointing at the node; every block final at once
+    const f = useChainFixture({ confirmations: 0 })
     let reconciler: Reconciler
-    let chains: Map<string, DispenserChain>
-    let funder: Wallet
-    const chainId = () => String(anvil.chainId)
-
-    beforeAll(async () => {
-      anvil = await startAnvil()
-      provider = anvil.provider()
-      funder = anvil.devWallet(1, provider)
-      const voucherKey = Wallet.createRandom()
-      d = await deployAll(anvil.devWallet(0, provider), {
-        voucherSigner: voucherKey.address,
-        committee: funder.address,
-      })
-      // the reconciler of server.ts, with RPC_URL_<chain_id> pointing at the node; every block final at once
-      chains = new Map([[chainId(), createDispenserChain(chainId(), anvil.url, { confirmations: 0 })]])
-      svc = await startClaimsService({ signerPrivateKey: voucherKey.privateKey, chains })
-      reconciler = createReconciler({
-        sql: svc.db.sql,
-        chains,
-        logger: { info: () => {}, warn: () => {} },
-        graceS: 600,
-      })
+    beforeAll(() => {
+      reconciler = f.reconciler()
     })
-    afterAll(async () => {
-      for (const c of chains?.values() ?? []) c.destroy()
-      provider?.destroy()
-      await svc?.close()
-      await anvil?.close()
-    })
-
-    /** A new user whose wallet anvil's development account funded with 1 ETH. */
-    async function fundedUser(): Promise<Identity> {
-      const wallet = Wallet.createRandom().connect(provider) as unknown as Wallet
-      await (await funder.sendTransaction({ to: wallet.address, value: 10n ** 18n })).wait()
-      return createIdentity(wallet)
-    }
 
     const itemId = () => BigInt(`0x${randomBytes(6).toString('hex')}`).toString()
 
@@ -70,14 +27,14 @@ describe.skipIf(skip)(
       const rewards = Array.from({ length: n }, () => ({
         id: crypto.randomUUID(),
         user: user.address,
-        chain_id: chainId(),
-        contract: d.rewardsDispenser,
+        chain_id: f.chainId,
+        contract: f.d.rewardsDispenser,
         item_id: itemId(),
       }))
-      const granted = await signedRequest<Reward[]>(svc.url, 'admin', 'POST', '/api/rewards', { rewards })
+      const granted = await signedRequest<Reward[]>(f.svc.url, 'admin', 'POST', '/api/rewards', { rewards })
       expect(granted.status).toBe(201)
       const created = await signedRequest<ClaimTransaction>(
-        svc.url,
+        f.svc.url,
         user,
         'POST',
         '/api/claim-transactions',
@@ -96,14 +53,14 @@ describe.skipIf(skip)(
         data: claim.transaction_payload,
         gasLimit: 500_000n,
       })
-      return (await provider.waitForTransaction(tx.hash))!
+      return (await f.provider.waitForTransaction(tx.hash))!
     }
 
     /** Why the dispenser refuses this payload from `sender` now (its custom error's name). */
     async function refusalOf(sender: Identity, claim: ClaimTransaction): Promise<string> {
       const dispenser = new Interface(artifact('RewardsDispenser').abi)
       try {
-        await provider.call({
+        await f.provider.call({
           from: sender.wallet.address,
           to: claim.contract,
           data: claim.transaction_payload,
@@ -116,20 +73,20 @@ describe.skipIf(skip)(
     }
 
     const report = (user: Identity, claim: ClaimTransaction, hash: string) =>
-      signedRequest<ClaimTransaction>(svc.url, user, 'PATCH', `/api/claim-transactions/${claim.id}`, {
+      signedRequest<ClaimTransaction>(f.svc.url, user, 'PATCH', `/api/claim-transactions/${claim.id}`, {
         transaction_hash: hash,
       })
     const read = async (user: Identity, claim: ClaimTransaction) =>
-      (await signedRequest<ClaimTransaction>(svc.url, user, 'GET', `/api/claim-transactions/${claim.id}`))
+      (await signedRequest<ClaimTransaction>(f.svc.url, user, 'GET', `/api/claim-transactions/${claim.id}`))
         .body.data
 
     it('the wallet sending transaction_payload gets its items; the reported hash settles the claim successful', async () => {
-      const alice = await fundedUser()
+      const alice = await f.fundedUser()
       const { claim, itemIds } = await claimFor(alice, 2)
-      expect(claim.contract).toBe(d.rewardsDispenser)
+      expect(claim.contract).toBe(f.d.rewardsDispenser)
       const receipt = await send(alice, claim)
       expect(receipt.status).toBe(1)
-      const collection = contractAt('Collection', d.rewardsCollection, provider)
+      const collection = contractAt('Collection', f.d.rewardsCollection, f.provider)
       for (const id of itemIds) expect(await collection.getFunction('ownerOf')(id)).toBe(alice.wallet.address)
 
       const pending = await report(alice, claim, receipt.hash)
@@ -137,7 +94,7 @@ describe.skipIf(skip)(
       expect(pending.body.data.status).toBe('pending')
       expect(await reconciler.tick()).toMatchObject({ successful: 1, failed: 0, errors: 0 })
       expect((await read(alice, claim)).status).toBe('successful')
-      const rewards = await signedRequest<Reward[]>(svc.url, alice, 'GET', '/api/rewards')
+      const rewards = await signedRequest<Reward[]>(f.svc.url, alice, 'GET', '/api/rewards')
       expect(rewards.body.data.map((r) => [r.claimable, r.claim_transaction_id])).toEqual([
         [false, claim.id],
         [false, claim.id],
@@ -145,7 +102,7 @@ describe.skipIf(skip)(
     })
 
     it('a second use of the voucher reverts on chain; the claim reported with that send is still the redeemed one', async () => {
-      const bob = await fundedUser()
+      const bob = await f.fundedUser()
       const { claim } = await claimFor(bob)
       expect((await send(bob, claim)).status).toBe(1)
       expect(await refusalOf(bob, claim)).toBe('ClaimAlreadyUsed')
@@ -159,13 +116,13 @@ describe.skipIf(skip)(
     })
 
     it('a send from another wallet than the beneficiary reverts; the claim reported with it stays live, claimed', async () => {
-      const carol = await fundedUser()
-      const mallory = await fundedUser()
+      const carol = await f.fundedUser()
+      const mallory = await f.fundedUser()
       const { claim, itemIds } = await claimFor(carol)
       expect(await refusalOf(mallory, claim)).toBe('NotBeneficiary')
       const stolen = await send(mallory, claim)
       expect(stolen.status).toBe(0)
-      const collection = contractAt('Collection', d.rewardsCollection, provider)
+      const collection = contractAt('Collection', f.d.rewardsCollection, f.provider)
       await expect(collection.getFunction('ownerOf')(itemIds[0])).rejects.toThrow('ERC721NonexistentToken')
 
       await report(carol, claim, stolen.hash)
@@ -177,13 +134,13 @@ describe.skipIf(skip)(
     })
 
     it('with the node gone the reconciler writes nothing and the routes still answer; once back it settles', async () => {
-      const dave = await fundedUser()
+      const dave = await f.fundedUser()
       const { claim } = await claimFor(dave)
       const receipt = await send(dave, claim)
       expect(receipt.status).toBe(1)
       const before = (await report(dave, claim, receipt.hash)).body.data
 
-      await anvil.stop()
+      await f.anvil.stop()
       try {
         const tick = await reconciler.tick()
         expect(tick).toMatchObject({ successful: 0, failed: 0 })
@@ -192,7 +149,7 @@ describe.skipIf(skip)(
         expect(await read(dave, claim)).toEqual(before)
         expect((await claimFor(dave)).claim.status).toBe('claimed')
       } finally {
-        await anvil.start() // same port, same chain state
+        await f.anvil.start() // same port, same chain state
       }
       expect(await reconciler.tick()).toMatchObject({ successful: 1, errors: 0 })
       expect((await read(dave, claim)).status).toBe('successful')
@@ -200,11 +157,11 @@ describe.skipIf(skip)(
 
     // Last: it moves the node's clock an hour ahead, past every voucher issued so far.
     it('an expired voucher reverts on chain; the claim fails once the chain shows it expired unredeemed', async () => {
-      const erin = await fundedUser()
+      const erin = await f.fundedUser()
       const { claim } = await claimFor(erin)
       const expiresAt = Math.floor(new Date(claim.expires_at).getTime() / 1000)
-      await provider.send('evm_setNextBlockTimestamp', [expiresAt + 1])
-      await provider.send('evm_mine', [])
+      await f.provider.send('evm_setNextBlockTimestamp', [expiresAt + 1])
+      await f.provider.send('evm_mine', [])
       expect(await refusalOf(erin, claim)).toBe('VoucherExpired')
       const late = await send(erin, claim)
       expect(late.status).toBe(0)
@@ -215,7 +172,7 @@ describe.skipIf(skip)(
       expect((await reconciler.tick()).failed).toBeGreaterThanOrEqual(1)
       expect((await read(erin, claim)).status).toBe('failed')
       expect(
-        (await signedRequest<Reward[]>(svc.url, erin, 'GET', '/api/rewards')).body.data[0]?.claimable,
+        (await signedRequest<Reward[]>(f.svc.url, erin, 'GET', '/api/rewards')).body.data[0]?.claimable,
       ).toBe(true)
     })
   },

@@ -1,10 +1,10 @@
 import { chainTestsSkipReason } from '@genesis/contracts'
 import { Wallet } from 'ethers'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { buildApp } from '../../src/app.js'
 import { createDispenserChain } from '../../src/chain/dispenser.js'
 import { loadConfig } from '../../src/config.js'
-import { type ChainFixture, expiresAtOf, startChainFixture, unknownHash } from './fixture.js'
+import { type ChainFixture, expiresAtOf, unknownHash, useChainFixture } from './fixture.js'
 import { signedRequest } from './service.js'
 
 const skip = chainTestsSkipReason()
@@ -14,11 +14,7 @@ const CONFIRMATIONS = 3
 // only on the chain's proof, at a block CONFIRMATIONS deep. Everything here runs over HTTP against a real
 // anvil node and the RewardsDispenser contract.
 describe.skipIf(skip)('exactly once on chain (anvil)', () => {
-  let f: ChainFixture
-  beforeAll(async () => {
-    f = await startChainFixture({ confirmations: CONFIRMATIONS })
-  })
-  afterAll(async () => f?.close())
+  const f = useChainFixture({ confirmations: CONFIRMATIONS })
 
   it('a voucher redeemed, unreported, re-sent (reverts) and that reverted hash reported: never failed, never minted twice', async () => {
     const alice = await f.fundedUser()

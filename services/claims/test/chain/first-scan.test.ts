@@ -1,17 +1,13 @@
 import { chainTestsSkipReason } from '@genesis/contracts'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type ChainFixture, startChainFixture } from './fixture.js'
+import { describe, expect, it } from 'vitest'
+import { useChainFixture } from './fixture.js'
 
 const skip = chainTestsSkipReason()
 const CONFIRMATIONS = 2
 
 // A fresh database and node: the reconciler's first scan of a chain, with no cursor saved yet.
 describe.skipIf(skip)("the reconciler's first scan of a young chain (anvil)", () => {
-  let f: ChainFixture
-  beforeAll(async () => {
-    f = await startChainFixture({ confirmations: CONFIRMATIONS })
-  })
-  afterAll(async () => f?.close())
+  const f = useChainFixture({ confirmations: CONFIRMATIONS })
 
   // Mutation guarded: `chain.redemptions(contracts, cursor + 1, to)` → `cursor - 1` (jobs/reconciler.ts):
   // from the first cursor, -1, it asks for block -2, which ethers reads as two below the head, so a

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { createIdentity, type Identity } from '@genesis/common/testing'
-import { type Anvil, type Deployment, deployAll, startAnvil } from '@genesis/contracts'
+import { startBeforeAll } from '@genesis/common/testing/vitest'
+import { type Anvil, type Deployment, FUNDER_ACCOUNT, startChainWithContracts } from '@genesis/contracts'
 import { type JsonRpcProvider, toQuantity, Wallet } from 'ethers'
 import { Registry } from 'prom-client'
 import { expect } from 'vitest'
@@ -51,20 +52,17 @@ export interface ChainFixture {
 }
 
 export async function startChainFixture(options: { confirmations: number }): Promise<ChainFixture> {
-  const anvil = await startAnvil()
-  const provider = anvil.provider()
-  const funder = anvil.devWallet(1, provider)
   const voucherKey = Wallet.createRandom()
-  const d = await deployAll(anvil.devWallet(0, provider), {
+  const chain = await startChainWithContracts((devWallet) => ({
     voucherSigner: voucherKey.address,
-    committee: funder.address,
-  })
+    committee: devWallet(FUNDER_ACCOUNT).address,
+  }))
+  const { anvil, provider, d } = chain
   const chainId = String(anvil.chainId)
   const { confirmations } = options
   const chains = new Map([[chainId, createDispenserChain(chainId, anvil.url, { confirmations })]])
   const svc = await startClaimsService({ signerPrivateKey: voucherKey.privateKey, chains })
   const metrics = new Registry()
-  let funding = Promise.resolve()
 
   const fixture: ChainFixture = {
     anvil,
@@ -78,16 +76,7 @@ export async function startChainFixture(options: { confirmations: number }): Pro
     metrics,
     reconciler: (overrides = {}) =>
       createReconciler({ sql: svc.db.sql, chains, logger: silent, graceS: 600, metrics, ...overrides }),
-    async fundedUser() {
-      const wallet = Wallet.createRandom().connect(provider) as unknown as Wallet
-      // one funding at a time: the funder's nonces must not collide
-      const funded = funding.then(async () => {
-        await (await funder.sendTransaction({ to: wallet.address, value: 10n ** 18n })).wait()
-      })
-      funding = funded.catch(() => {})
-      await funded
-      return createIdentity(wallet)
-    },
+    fundedUser: async () => createIdentity(await chain.fundedWallet()),
     async grant(user, n = 1) {
       const rewards = Array.from({ length: n }, () => ({
         id: crypto.randomUUID(),
@@ -154,10 +143,9 @@ export async function startChainFixture(options: { confirmations: number }): Pro
       return logs.length
     },
     async close() {
-      for (const chain of chains.values()) chain.destroy()
-      provider.destroy()
+      for (const watched of chains.values()) watched.destroy()
       await svc.close()
-      await anvil.close()
+      await chain.close()
     },
   }
   return fixture
@@ -165,3 +153,7 @@ export async function startChainFixture(options: { confirmations: number }): Pro
 
 export const unknownHash = () => `0x${randomBytes(32).toString('hex')}`
 export const expiresAtOf = (claim: ClaimTransaction) => Math.floor(Date.parse(claim.expires_at) / 1000)
+
+/** `startChainFixture` for the tests of the describe it is called in, closed after them. */
+export const useChainFixture = (options: { confirmations: number }) =>
+  startBeforeAll(() => startChainFixture(options))

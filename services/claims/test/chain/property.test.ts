@@ -1,9 +1,9 @@
 import type { Identity } from '@genesis/common/testing'
 import { chainTestsSkipReason } from '@genesis/contracts'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { CLAIMED_TOPIC, claimIdToUuid, dispenserInterface } from '../../src/chain/dispenser.js'
 import type { ClaimTransaction, Reward } from '../../src/schemas/index.js'
-import { type ChainFixture, expiresAtOf, startChainFixture, unknownHash } from './fixture.js'
+import { type ChainFixture, expiresAtOf, unknownHash, useChainFixture } from './fixture.js'
 import { signedRequest } from './service.js'
 
 const skip = chainTestsSkipReason()
@@ -31,11 +31,7 @@ function random(seed: number) {
 // expired, every block final, the reconciler settled); then every reward is minted at most once, and a
 // minted reward is held by its successful claim, an unminted one is claimable or held by a live claim.
 describe.skipIf(skip)('exactly once on chain, whatever the interleaving (property, anvil)', () => {
-  let f: ChainFixture
-  beforeAll(async () => {
-    f = await startChainFixture({ confirmations: CONFIRMATIONS })
-  })
-  afterAll(async () => f?.close())
+  const f = useChainFixture({ confirmations: CONFIRMATIONS })
 
   it(`${STEPS} random steps over ${USERS * REWARDS_PER_USER} rewards: minted at most once, and the records agree with the chain`, async () => {
     const seed = Number(process.env.CLAIMS_PROPERTY_SEED ?? Math.floor(Math.random() * 2 ** 31))

@@ -2,12 +2,12 @@ import type { App } from '@genesis/common'
 import { type Identity, signedInject } from '@genesis/common/testing'
 import { chainTestsSkipReason } from '@genesis/contracts'
 import { Registry } from 'prom-client'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { buildApp } from '../../src/app.js'
 import { createDispenserChain } from '../../src/chain/dispenser.js'
 import { loadConfig } from '../../src/config.js'
 import type { ClaimTransaction } from '../../src/schemas/index.js'
-import { type ChainFixture, expiresAtOf, startChainFixture, unknownHash } from './fixture.js'
+import { expiresAtOf, unknownHash, useChainFixture } from './fixture.js'
 
 const skip = chainTestsSkipReason()
 const CONFIRMATIONS = 2
@@ -33,11 +33,7 @@ function recordingLogger() {
 // The reconciler's edges on a real anvil node: a chain given its RPC URL after claims were made on it, a
 // node younger than the confirmation depth, a deployment without metrics, and what it logs and counts.
 describe.skipIf(skip)('the reconciler at its edges (anvil)', () => {
-  let f: ChainFixture
-  beforeAll(async () => {
-    f = await startChainFixture({ confirmations: CONFIRMATIONS })
-  })
-  afterAll(async () => f?.close())
+  const f = useChainFixture({ confirmations: CONFIRMATIONS })
 
   /** The same database served by an app that does not watch the chain, as before RPC_URL_<chain_id> was set. */
   const unwatchedApp = () =>

@@ -3,25 +3,21 @@
 // behind a real JSON-RPC proxy answering the providers' own refusals.
 import { providerRefusals, type RpcProxy, type RpcProxyRules, startRpcProxy } from '@genesis/common/testing'
 import { chainTestsSkipReason } from '@genesis/contracts'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { createDispenserChain, type DispenserChain } from '../../src/chain/dispenser.js'
-import { type ChainFixture, startChainFixture } from './fixture.js'
+import { useChainFixture } from './fixture.js'
 
 const skip = chainTestsSkipReason()
 const CONFIRMATIONS = 2
 
 describe.skipIf(skip)('the reconciler behind a provider that refuses wide ranges (anvil)', () => {
-  let f: ChainFixture
+  const f = useChainFixture({ confirmations: CONFIRMATIONS })
   const opened: Array<{ proxy: RpcProxy; chain: DispenserChain }> = []
-  beforeAll(async () => {
-    f = await startChainFixture({ confirmations: CONFIRMATIONS })
-  })
   afterAll(async () => {
     for (const { proxy, chain } of opened) {
       chain.destroy()
       await proxy.close()
     }
-    await f?.close()
   })
 
   /** The chain's reads through a proxy with `rules`, as the service's own would go to that provider. */

@@ -5,6 +5,7 @@
  * rows "not cached" measure.
  */
 import { createSql } from '@genesis/common'
+import { childDatabaseUrl, serveToParent } from '../../../../packages/common/bench/child.js'
 import { loadConfig } from '../../src/config.js'
 import { COLLECTIONS_DB_SETTINGS } from '../../src/db/settings.js'
 import { AnswerCache, type BuiltAnswer } from '../../src/domain/answer-cache.js'
@@ -18,20 +19,11 @@ class NoAnswers extends AnswerCache {
   }
 }
 
-const url = process.env.DATABASE_URL
-if (!url || !process.send) throw new Error('serve.ts runs as a child of bench/scale.ts with DATABASE_URL set')
-const sql = createSql(url, { settings: COLLECTIONS_DB_SETTINGS })
+const sql = createSql(childDatabaseUrl('bench/scale.ts'), { settings: COLLECTIONS_DB_SETTINGS })
 const config = loadConfig({ COMMITTEE_ADDRESSES: process.env.COMMITTEE_ADDRESSES, RATE_LIMIT_MAX: '0' })
 const app = await buildApp({
   sql,
   config,
   ...(process.env.BENCH_UNCACHED === '1' ? { context: { answers: new NoAnswers() } } : {}),
 })
-await app.listen({ port: 0, host: '127.0.0.1' })
-const address = app.server.address()
-process.send({ port: typeof address === 'object' && address ? address.port : 0 })
-process.on('SIGTERM', async () => {
-  await app.close()
-  await sql.end({ timeout: 5 })
-  process.exit(0)
-})
+await serveToParent(app, sql)

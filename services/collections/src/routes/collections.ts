@@ -1,6 +1,12 @@
 import { Envelope, errorResponses, NoContent, ok, type RoutePlugin } from '@genesis/common'
+import type { FastifyReply } from 'fastify'
 import type { Context } from '../context.js'
-import { type CollectionFields, findCollection, listCollections } from '../db/collections.js'
+import {
+  type CollectionFields,
+  type CollectionFilter,
+  findCollection,
+  listCollections,
+} from '../db/collections.js'
 import { seesFullView } from '../domain/access.js'
 import { refreshApproval } from '../domain/chain-approval.js'
 import { rolesOn } from '../domain/guards.js'
@@ -19,10 +25,16 @@ import {
   CollectionWrite,
 } from '../schemas/collection.js'
 import { sendCachedAnswer } from './cached-answer.js'
-import { cursorPaged, listRequestPage } from './list-page.js'
+import { cursorPaged, type ListRequestPage, listRequestPage } from './list-page.js'
+
+/** What both lists' queries have: the publication and review filters and the page. */
+type ListFields = Pick<
+  AddressCollectionsQuery,
+  'is_published' | 'is_approved' | 'reviewed' | 'pending_review' | 'page' | 'limit' | 'cursor'
+>
 
 /** The review filters of a list query, as the list's filter. */
-const reviewFilter = (query: { is_approved?: boolean; reviewed?: boolean; pending_review?: boolean }) => ({
+const reviewFilter = (query: ListFields) => ({
   isApproved: query.is_approved,
   reviewed: query.reviewed,
   pendingReview: query.pending_review,
@@ -36,6 +48,40 @@ export const collectionRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
   const fullViews = () => {
     const now = ctx.now()
     return (row: CollectionFields) => fullView(row, ctx.config.LOCK_TTL_S, now)
+  }
+
+  /**
+   * A page of a collection list, from the answer cache under `scope` and the query's fields: the listed
+   * rows (their approval asked again first with RPC_URL), in the full view or the public one. A page of
+   * full views is reused only while none of its rows is locked.
+   */
+  const sendCollectionPage = (
+    reply: FastifyReply,
+    scope: unknown[],
+    query: ListFields,
+    page: ListRequestPage,
+    filter: Pick<CollectionFilter, 'q' | 'member' | 'isPublished'>,
+    full: boolean,
+  ) => {
+    const { is_published, is_approved, reviewed, pending_review, limit, cursor } = query
+    const key = JSON.stringify([
+      ...scope,
+      is_published,
+      is_approved,
+      reviewed,
+      pending_review,
+      query.page,
+      limit,
+      cursor,
+    ])
+    return sendCachedAnswer<CollectionPage>(ctx, reply, key, async () => {
+      const listed = await listCollections(ctx.sql, { ...filter, ...reviewFilter(query) }, page.page)
+      if (ctx.chain) await refreshApproval(ctx, listed.rows)
+      return {
+        answer: cursorPaged(listed.rows.map(full ? fullViews() : publicView), page, listed),
+        reusable: !full || unlocked(listed.rows),
+      }
+    })
   }
 
   app.get(
@@ -57,31 +103,8 @@ export const collectionRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
       if (!committee && query.is_published === false) {
         return cursorPaged([], page, { total: 0, last: null })
       }
-      const { q, is_published, is_approved, reviewed, pending_review, limit, cursor } = query
-      const key = JSON.stringify([
-        'list',
-        committee,
-        q,
-        is_published,
-        is_approved,
-        reviewed,
-        pending_review,
-        query.page,
-        limit,
-        cursor,
-      ])
-      return sendCachedAnswer<CollectionPage>(ctx, reply, key, async () => {
-        const listed = await listCollections(
-          ctx.sql,
-          { q, isPublished: committee ? is_published : true, ...reviewFilter(query) },
-          page.page,
-        )
-        if (ctx.chain) await refreshApproval(ctx, listed.rows)
-        return {
-          answer: cursorPaged(listed.rows.map(committee ? fullViews() : publicView), page, listed),
-          reusable: !committee || unlocked(listed.rows),
-        }
-      })
+      const filter = { q: query.q, isPublished: committee ? query.is_published : true }
+      return sendCollectionPage(reply, ['list', committee, query.q], query, page, filter, committee)
     },
   )
 
@@ -107,30 +130,8 @@ export const collectionRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
       if (ctx.chain) await confirmStoredManager(ctx, ctx.sql, address)
       const query = request.query
       const page = listRequestPage(query)
-      const { is_published, is_approved, reviewed, pending_review, limit, cursor } = query
-      const key = JSON.stringify([
-        'member',
-        address,
-        is_published,
-        is_approved,
-        reviewed,
-        pending_review,
-        query.page,
-        limit,
-        cursor,
-      ])
-      return sendCachedAnswer<CollectionPage>(ctx, reply, key, async () => {
-        const listed = await listCollections(
-          ctx.sql,
-          { member: address, isPublished: is_published, ...reviewFilter(query) },
-          page.page,
-        )
-        if (ctx.chain) await refreshApproval(ctx, listed.rows)
-        return {
-          answer: cursorPaged(listed.rows.map(fullViews()), page, listed),
-          reusable: unlocked(listed.rows),
-        }
-      })
+      const filter = { member: address, isPublished: query.is_published }
+      return sendCollectionPage(reply, ['member', address], query, page, filter, true)
     },
   )
 

@@ -136,6 +136,7 @@ export const AddressCollectionsQuery = Type.Composite(
   [ListPaging, Type.Object({ is_published: Type.Optional(Type.Boolean()), ...ReviewFilters })],
   { additionalProperties: false },
 )
+export type AddressCollectionsQuery = Static<typeof AddressCollectionsQuery>
 
 export const AddressesQuery = Type.Composite(
   [

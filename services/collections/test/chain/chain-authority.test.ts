@@ -1,20 +1,12 @@
 import { randomBytes } from 'node:crypto'
-import { createIdentity, type Identity } from '@genesis/common/testing'
-import {
-  type Anvil,
-  chainTestsSkipReason,
-  contractAt,
-  type Deployment,
-  deployAll,
-  startAnvil,
-} from '@genesis/contracts'
-import { type JsonRpcProvider, Wallet } from 'ethers'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Identity } from '@genesis/common/testing'
+import { chainTestsSkipReason, contractAt } from '@genesis/contracts'
+import { describe, expect, it } from 'vitest'
 import type { Collection } from '../../src/schemas/collection.js'
 import type { Item } from '../../src/schemas/item.js'
 import { signCheque } from '../chequebook.js'
 import { contentHash, uniqueName } from '../helpers.js'
-import { type RunningCollections, signedRequest, startCollectionsService } from './service.js'
+import { useCollectionsOnChain } from './service.js'
 
 // With RPC_URL the chain, not the service's own tables, decides who owns a collection's contract and who
 // manages a third party.
@@ -22,64 +14,14 @@ import { type RunningCollections, signedRequest, startCollectionsService } from 
 const skip = chainTestsSkipReason()
 
 describe.skipIf(skip)('the chain decides (anvil)', () => {
-  let anvil: Anvil
-  let provider: JsonRpcProvider
-  let d: Deployment
-  let svc: RunningCollections
-  let committee: Identity
-  let funder: Wallet
-
-  beforeAll(async () => {
-    anvil = await startAnvil()
-    provider = anvil.provider()
-    funder = anvil.devWallet(1, provider)
-    committee = await createIdentity(anvil.devWallet(2, provider))
-    d = await deployAll(anvil.devWallet(0, provider), {
-      voucherSigner: Wallet.createRandom().address,
-      committee: committee.address,
-    })
-    svc = await startCollectionsService({
-      COMMITTEE_ADDRESSES: committee.address,
-      RPC_URL: anvil.url,
-      RPC_TIMEOUT_MS: '2000',
-      COLLECTION_FACTORY_ADDRESS: d.collectionFactory,
-      COLLECTION_INIT_CODE_HASH: d.collectionInitCodeHash,
-      THIRD_PARTY_REGISTRY_ADDRESS: d.thirdPartyRegistry,
-      THIRD_PARTY_REGISTRY_NAME: d.thirdPartyRegistryName,
-      THIRD_PARTY_REGISTRY_CHAIN_ID: String(anvil.chainId),
-    })
-  })
-  afterAll(async () => {
-    provider?.destroy()
-    await svc?.close()
-    await anvil?.close()
-  })
-
-  async function fundedUser(): Promise<Identity> {
-    const wallet = Wallet.createRandom().connect(provider) as unknown as Wallet
-    await (await funder.sendTransaction({ to: wallet.address, value: 10n ** 18n })).wait()
-    return createIdentity(wallet)
-  }
-  /** One after the other: the funder's transactions take its nonces in turn. */
-  async function fundedUsers(n: number): Promise<Identity[]> {
-    const users: Identity[] = []
-    for (let i = 0; i < n; i++) users.push(await fundedUser())
-    return users
-  }
-
-  const request = <T = unknown>(
-    who: Identity,
-    method: 'GET' | 'PUT' | 'POST' | 'DELETE',
-    path: string,
-    body?: unknown,
-  ) => signedRequest<T>(svc.url, who, method, path, body)
+  const chain = useCollectionsOnChain()
   const read = async (who: Identity, id: string) =>
-    (await request<Collection>(who, 'GET', `/v1/collections/${id}`)).body.data
+    (await chain.request<Collection>(who, 'GET', `/v1/collections/${id}`)).body.data
   const putCollection = (who: Identity, id: string, fields: Record<string, unknown> = {}) =>
-    request(who, 'PUT', `/v1/collections/${id}`, { id, name: uniqueName(), ...fields })
+    chain.request(who, 'PUT', `/v1/collections/${id}`, { id, name: uniqueName(), ...fields })
   async function addItem(who: Identity, collectionId: string) {
     const itemId = crypto.randomUUID()
-    const res = await request(who, 'PUT', `/v1/items/${itemId}`, {
+    const res = await chain.request(who, 'PUT', `/v1/items/${itemId}`, {
       id: itemId,
       collection_id: collectionId,
       name: uniqueName('Item'),
@@ -90,20 +32,20 @@ describe.skipIf(skip)('the chain decides (anvil)', () => {
     return itemId
   }
   const deploy = async (who: Identity, salt: string) => {
-    const factory = contractAt('CollectionFactory', d.collectionFactory, who.wallet)
+    const factory = contractAt('CollectionFactory', chain.d.collectionFactory, who.wallet)
     await (await factory.getFunction('deployCollection')(salt)).wait()
   }
-  const registry = () => contractAt('ThirdPartyRegistry', d.thirdPartyRegistry, committee.wallet)
+  const registry = () => contractAt('ThirdPartyRegistry', chain.d.thirdPartyRegistry, chain.committee.wallet)
   const setManager = async (tpId: string, who: Identity, allowed: boolean) =>
     (await registry().getFunction('setManager')(tpId, who.address, allowed)).wait()
 
   describe('a standard collection publishes only on the contract its owner deployed', () => {
     it("front-run: an attacker who deploys first with the collection's salt owns the contract; publish is 409 not_owner", async () => {
-      const [alice, mallory] = (await fundedUsers(2)) as [Identity, Identity]
+      const [alice, mallory] = (await chain.fundedUsers(2)) as [Identity, Identity]
       const id = crypto.randomUUID()
       expect((await putCollection(alice, id)).status).toBe(204)
       const itemIds = [await addItem(alice, id)]
-      const tos = await request(alice, 'POST', `/v1/collections/${id}/tos`, {
+      const tos = await chain.request(alice, 'POST', `/v1/collections/${id}/tos`, {
         email: 'alice@example.com',
         event: 'publish_collection_tos',
         hashes: [contentHash()],
@@ -113,33 +55,33 @@ describe.skipIf(skip)('the chain decides (anvil)', () => {
 
       // mallory learned the salt (the mempool, a manager) and deploys first: the factory makes her the owner
       await deploy(mallory, collection.salt!)
-      const onChain = contractAt('Collection', collection.contract_address!, provider)
+      const onChain = contractAt('Collection', collection.contract_address!, chain.provider)
       expect(String(await onChain.getFunction('owner')()).toLowerCase()).toBe(mallory.address)
       // her contract would let her set a minter and mint: the service must not publish the collection on it
       await expect(deploy(alice, collection.salt!)).rejects.toThrow()
 
-      const refused = await request(alice, 'POST', `/v1/collections/${id}/publish`, { itemIds })
+      const refused = await chain.request(alice, 'POST', `/v1/collections/${id}/publish`, { itemIds })
       expect([refused.status, refused.body.code]).toEqual([409, 'not_owner'])
       expect(refused.body.error).toContain('someone else deployed it first')
       expect(refused.body.error).toContain(mallory.address)
       const after = await read(alice, id)
       expect(after.is_published).toBe(false)
-      const items = (await request<Item[]>(alice, 'GET', `/v1/collections/${id}/items`)).body.data
+      const items = (await chain.request<Item[]>(alice, 'GET', `/v1/collections/${id}/items`)).body.data
       expect(items.every((i) => i.blockchain_item_id === null)).toBe(true)
     })
 
     it('the owner deploying it publishes (204)', async () => {
-      const alice = await fundedUser()
+      const alice = await chain.fundedUser()
       const id = crypto.randomUUID()
       expect((await putCollection(alice, id)).status).toBe(204)
       const itemIds = [await addItem(alice, id)]
-      await request(alice, 'POST', `/v1/collections/${id}/tos`, {
+      await chain.request(alice, 'POST', `/v1/collections/${id}/tos`, {
         email: 'alice@example.com',
         event: 'publish_collection_tos',
         hashes: [contentHash()],
       })
       await deploy(alice, (await read(alice, id)).salt!)
-      const published = await request(alice, 'POST', `/v1/collections/${id}/publish`, { itemIds })
+      const published = await chain.request(alice, 'POST', `/v1/collections/${id}/publish`, { itemIds })
       expect(published.status, JSON.stringify(published.body)).toBe(204)
     })
   })
@@ -147,14 +89,14 @@ describe.skipIf(skip)('the chain decides (anvil)', () => {
   describe('the third-party registry on chain decides who manages a third party', () => {
     it('a squatter signing first is refused (403); the managers set on chain create, edit and publish', async () => {
       const tpId = `urn:decentraland:sepolia:collections-thirdparty:tp${randomBytes(4).toString('hex')}`
-      const [squatter, real1, real2] = (await fundedUsers(3)) as [Identity, Identity, Identity]
+      const [squatter, real1, real2] = (await chain.fundedUsers(3)) as [Identity, Identity, Identity]
       await setManager(tpId, real1, true)
       await setManager(tpId, real2, true)
 
       const squatted = await putCollection(squatter, crypto.randomUUID(), { urn: `${tpId}:drop` })
       expect([squatted.status, squatted.body.code]).toEqual([403, 'forbidden'])
       // the squatter's first signature registered nothing
-      const [registered] = await svc.db.sql<{ n: number }[]>`
+      const [registered] = await chain.svc.db.sql<{ n: number }[]>`
         select count(*)::int as n from third_parties where id = ${tpId}`
       expect(registered!.n).toBe(0)
 
@@ -164,8 +106,8 @@ describe.skipIf(skip)('the chain decides (anvil)', () => {
       // real2 never signed here before: the chain vouches for it
       const itemId = await addItem(real2, id)
       expect((await read(real2, id)).salt).toBeNull()
-      const cheque = await signCheque(svc.config, real2, tpId, 1)
-      const published = await request(real2, 'POST', `/v1/collections/${id}/publish`, {
+      const cheque = await signCheque(chain.svc.config, real2, tpId, 1)
+      const published = await chain.request(real2, 'POST', `/v1/collections/${id}/publish`, {
         itemIds: [itemId],
         cheque,
       })
@@ -175,7 +117,7 @@ describe.skipIf(skip)('the chain decides (anvil)', () => {
       const rename = await putCollection(squatter, id, { urn: `${tpId}:drop` })
       expect(rename.status).toBe(403)
       const squatterItem = crypto.randomUUID()
-      const put = await request(squatter, 'PUT', `/v1/items/${squatterItem}`, {
+      const put = await chain.request(squatter, 'PUT', `/v1/items/${squatterItem}`, {
         id: squatterItem,
         collection_id: id,
         name: 'x',
@@ -183,8 +125,8 @@ describe.skipIf(skip)('the chain decides (anvil)', () => {
         content_hash: contentHash(),
       })
       expect([put.status, put.body.code]).toEqual([403, 'forbidden'])
-      const squatterCheque = await signCheque(svc.config, squatter, tpId, 1)
-      const squatterPublish = await request(squatter, 'POST', `/v1/collections/${id}/publish`, {
+      const squatterCheque = await signCheque(chain.svc.config, squatter, tpId, 1)
+      const squatterPublish = await chain.request(squatter, 'POST', `/v1/collections/${id}/publish`, {
         itemIds: [itemId],
         cheque: squatterCheque,
       })
@@ -193,10 +135,10 @@ describe.skipIf(skip)('the chain decides (anvil)', () => {
 
     it('a squatter the service registered before it read the chain is refused; the real manager is accepted', async () => {
       const tpId = `urn:decentraland:sepolia:collections-thirdparty:tp${randomBytes(4).toString('hex')}`
-      const [squatter, real] = (await fundedUsers(2)) as [Identity, Identity]
+      const [squatter, real] = (await chain.fundedUsers(2)) as [Identity, Identity]
       // as the first-signer rule left it: the squatter is the only stored manager
-      await svc.db.sql`
-        insert into third_parties (id, managers) values (${tpId}, ${svc.db.sql.array([squatter.address])})`
+      await chain.svc.db.sql`
+        insert into third_parties (id, managers) values (${tpId}, ${chain.svc.db.sql.array([squatter.address])})`
       await setManager(tpId, real, true)
 
       const squatted = await putCollection(squatter, crypto.randomUUID(), { urn: `${tpId}:a` })
@@ -205,11 +147,11 @@ describe.skipIf(skip)('the chain decides (anvil)', () => {
       const created = await putCollection(real, id, { urn: `${tpId}:b` })
       expect(created.status, JSON.stringify(created.body)).toBe(204)
       // a collection of the third party is not the squatter's to see before publication
-      expect((await request(squatter, 'GET', `/v1/collections/${id}`)).status).toBe(404)
+      expect((await chain.request(squatter, 'GET', `/v1/collections/${id}`)).status).toBe(404)
       // and the squatter's list no longer shows the third party's collections
-      const list = await request<Collection[]>(squatter, 'GET', `/v1/${squatter.address}/collections`)
+      const list = await chain.request<Collection[]>(squatter, 'GET', `/v1/${squatter.address}/collections`)
       expect(list.body.data.map((c) => c.id)).not.toContain(id)
-      const [stored] = await svc.db.sql<
+      const [stored] = await chain.svc.db.sql<
         { managers: string[] }[]
       >`select managers from third_parties where id = ${tpId}`
       expect(stored!.managers).toEqual([real.address])
@@ -217,7 +159,7 @@ describe.skipIf(skip)('the chain decides (anvil)', () => {
 
     it('a manager removed on chain loses the third party at once', async () => {
       const tpId = `urn:decentraland:sepolia:collections-thirdparty:tp${randomBytes(4).toString('hex')}`
-      const [creator, other] = (await fundedUsers(2)) as [Identity, Identity]
+      const [creator, other] = (await chain.fundedUsers(2)) as [Identity, Identity]
       await setManager(tpId, creator, true)
       await setManager(tpId, other, true)
       const id = crypto.randomUUID()
@@ -225,9 +167,9 @@ describe.skipIf(skip)('the chain decides (anvil)', () => {
       const theirs = crypto.randomUUID()
       expect((await putCollection(other, theirs, { urn: `${tpId}:other` })).status).toBe(204)
       const listed = async () =>
-        (await request<Collection[]>(creator, 'GET', `/v1/${creator.address}/collections`)).body.data.map(
-          (c) => c.id,
-        )
+        (
+          await chain.request<Collection[]>(creator, 'GET', `/v1/${creator.address}/collections`)
+        ).body.data.map((c) => c.id)
       expect(await listed()).toContain(theirs)
 
       await setManager(tpId, creator, false)
@@ -235,8 +177,8 @@ describe.skipIf(skip)('the chain decides (anvil)', () => {
       expect((await putCollection(creator, theirs, { urn: `${tpId}:other` })).status).toBe(403)
       expect(await listed()).toEqual([id])
       const itemId = await addItem(creator, id)
-      const cheque = await signCheque(svc.config, creator, tpId, 1)
-      const publish = await request(creator, 'POST', `/v1/collections/${id}/publish`, {
+      const cheque = await signCheque(chain.svc.config, creator, tpId, 1)
+      const publish = await chain.request(creator, 'POST', `/v1/collections/${id}/publish`, {
         itemIds: [itemId],
         cheque,
       })

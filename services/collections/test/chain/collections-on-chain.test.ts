@@ -1,81 +1,30 @@
 import { randomBytes } from 'node:crypto'
-import { createIdentity, type Identity } from '@genesis/common/testing'
-import {
-  type Anvil,
-  chainTestsSkipReason,
-  contractAt,
-  type Deployment,
-  deployAll,
-  startAnvil,
-} from '@genesis/contracts'
-import { type ContractTransactionResponse, type JsonRpcProvider, Wallet } from 'ethers'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Identity } from '@genesis/common/testing'
+import { chainTestsSkipReason, contractAt } from '@genesis/contracts'
+import type { ContractTransactionResponse } from 'ethers'
+import { describe, expect, it } from 'vitest'
 import { chequeDigest } from '../../src/domain/cheque.js'
 import type { Collection } from '../../src/schemas/collection.js'
 import type { Item } from '../../src/schemas/item.js'
 import type { ApprovalData } from '../../src/schemas/publication.js'
 import { domainOf, signCheque } from '../chequebook.js'
 import { contentHash, uniqueName } from '../helpers.js'
-import { type RunningCollections, signedRequest, startCollectionsService } from './service.js'
+import { useCollectionsOnChain } from './service.js'
 
 const skip = chainTestsSkipReason()
 
 describe.skipIf(skip)(
   'collections on a real chain (anvil): factory addresses, deployments, registry cheques',
   () => {
-    let anvil: Anvil
-    let provider: JsonRpcProvider
-    let d: Deployment
-    let svc: RunningCollections
-    let committee: Identity
-    let funder: Wallet
-
-    beforeAll(async () => {
-      anvil = await startAnvil()
-      provider = anvil.provider()
-      funder = anvil.devWallet(1, provider)
-      committee = await createIdentity(anvil.devWallet(2, provider))
-      d = await deployAll(anvil.devWallet(0, provider), {
-        voucherSigner: Wallet.createRandom().address,
-        committee: committee.address,
-      })
-      svc = await startCollectionsService({
-        COMMITTEE_ADDRESSES: committee.address,
-        RPC_URL: anvil.url,
-        RPC_TIMEOUT_MS: '2000',
-        COLLECTION_FACTORY_ADDRESS: d.collectionFactory,
-        COLLECTION_INIT_CODE_HASH: d.collectionInitCodeHash,
-        THIRD_PARTY_REGISTRY_ADDRESS: d.thirdPartyRegistry,
-        THIRD_PARTY_REGISTRY_NAME: d.thirdPartyRegistryName,
-        THIRD_PARTY_REGISTRY_CHAIN_ID: String(anvil.chainId),
-      })
-    })
-    afterAll(async () => {
-      provider?.destroy()
-      await svc?.close()
-      await anvil?.close()
-    })
-
-    async function fundedUser(): Promise<Identity> {
-      const wallet = Wallet.createRandom().connect(provider) as unknown as Wallet
-      await (await funder.sendTransaction({ to: wallet.address, value: 10n ** 18n })).wait()
-      return createIdentity(wallet)
-    }
-
-    const request = <T = unknown>(
-      who: Identity,
-      method: 'GET' | 'PUT' | 'POST',
-      path: string,
-      body?: unknown,
-    ) => signedRequest<T>(svc.url, who, method, path, body)
+    const chain = useCollectionsOnChain()
     const read = async (who: Identity, id: string) =>
-      (await request<Collection>(who, 'GET', `/v1/collections/${id}`)).body.data
+      (await chain.request<Collection>(who, 'GET', `/v1/collections/${id}`)).body.data
     const itemsOf = async (who: Identity, id: string) =>
-      (await request<Item[]>(who, 'GET', `/v1/collections/${id}/items`)).body.data
+      (await chain.request<Item[]>(who, 'GET', `/v1/collections/${id}/items`)).body.data
 
     async function collectionWithItems(owner: Identity, n: number, urn?: string) {
       const id = crypto.randomUUID()
-      const put = await request(owner, 'PUT', `/v1/collections/${id}`, {
+      const put = await chain.request(owner, 'PUT', `/v1/collections/${id}`, {
         id,
         name: uniqueName(),
         ...(urn ? { urn } : {}),
@@ -84,7 +33,7 @@ describe.skipIf(skip)(
       const itemIds: string[] = []
       for (let i = 0; i < n; i++) {
         const itemId = crypto.randomUUID()
-        const res = await request(owner, 'PUT', `/v1/items/${itemId}`, {
+        const res = await chain.request(owner, 'PUT', `/v1/items/${itemId}`, {
           id: itemId,
           collection_id: id,
           name: uniqueName('Item'),
@@ -99,7 +48,7 @@ describe.skipIf(skip)(
 
     async function standardReadyToPublish(owner: Identity) {
       const { id, itemIds } = await collectionWithItems(owner, 2)
-      const tos = await request(owner, 'POST', `/v1/collections/${id}/tos`, {
+      const tos = await chain.request(owner, 'POST', `/v1/collections/${id}/tos`, {
         email: 'creator@example.com',
         event: 'publish_collection_tos',
         hashes: [contentHash()],
@@ -110,7 +59,7 @@ describe.skipIf(skip)(
 
     /** The owner's wallet deploys the collection through the factory; the address the factory emitted. */
     async function deployThroughFactory(owner: Identity, salt: string): Promise<string> {
-      const factory = contractAt('CollectionFactory', d.collectionFactory, owner.wallet)
+      const factory = contractAt('CollectionFactory', chain.d.collectionFactory, owner.wallet)
       const tx: ContractTransactionResponse = await factory.getFunction('deployCollection')(salt)
       const receipt = await tx.wait()
       const deployed = receipt?.logs
@@ -121,10 +70,10 @@ describe.skipIf(skip)(
     }
 
     const publish = (who: Identity, id: string, body: unknown) =>
-      request(who, 'POST', `/v1/collections/${id}/publish`, body)
+      chain.request(who, 'POST', `/v1/collections/${id}/publish`, body)
 
     it('a standard collection is deployed by the factory at its contract_address; publish waits for it (409 → 204)', async () => {
-      const alice = await fundedUser()
+      const alice = await chain.fundedUser()
       const { id, itemIds, collection } = await standardReadyToPublish(alice)
       const before = await publish(alice, id, { itemIds })
       expect([before.status, before.body.code]).toEqual([409, 'not_deployed'])
@@ -133,7 +82,7 @@ describe.skipIf(skip)(
       const deployed = await deployThroughFactory(alice, collection.salt!)
       expect(deployed).toBe(collection.contract_address)
       expect(collection.urn).toBe(`urn:decentraland:sepolia:collections-v2:${deployed}`)
-      const onChain = contractAt('Collection', deployed, provider)
+      const onChain = contractAt('Collection', deployed, chain.provider)
       expect(await onChain.getFunction('owner')()).toBe(alice.wallet.address)
 
       const after = await publish(alice, id, { itemIds })
@@ -143,16 +92,17 @@ describe.skipIf(skip)(
     })
 
     it('a manager cheque taken by publish is accepted by the registry, then chequeWasConsumed turns true', async () => {
-      const alice = await fundedUser()
+      const alice = await chain.fundedUser()
       const tpId = `urn:decentraland:sepolia:collections-thirdparty:tp${randomBytes(4).toString('hex')}`
-      const registry = contractAt('ThirdPartyRegistry', d.thirdPartyRegistry, committee.wallet)
+      const registry = contractAt('ThirdPartyRegistry', chain.d.thirdPartyRegistry, chain.committee.wallet)
       await (await registry.getFunction('setManager')(tpId, alice.wallet.address, true)).wait()
       const { id, itemIds } = await collectionWithItems(alice, 2, `${tpId}:drop`)
 
-      const cheque = await signCheque(svc.config, alice, tpId, itemIds.length)
+      const cheque = await signCheque(chain.svc.config, alice, tpId, itemIds.length)
       const published = await publish(alice, id, { itemIds, cheque })
       expect(published.status, JSON.stringify(published.body)).toBe(204)
-      const approval = () => request<ApprovalData>(committee, 'GET', `/v1/collections/${id}/approvalData`)
+      const approval = () =>
+        chain.request<ApprovalData>(chain.committee, 'GET', `/v1/collections/${id}/approvalData`)
       expect((await approval()).body.data).toMatchObject({ cheque, chequeWasConsumed: false })
 
       // the committee consumes the very cheque the service stored, as the builder's approval does
@@ -160,18 +110,18 @@ describe.skipIf(skip)(
       await (
         await registry.getFunction('consumeSlots')(tpId, stored.qty, stored.salt, stored.signature)
       ).wait()
-      const digest = chequeDigest(domainOf(svc.config), tpId, cheque)
+      const digest = chequeDigest(domainOf(chain.svc.config), tpId, cheque)
       expect(await registry.getFunction('receipts')(tpId, digest)).toBe(BigInt(itemIds.length))
       expect((await approval()).body.data.chequeWasConsumed).toBe(true)
     })
 
     it('a tampered cheque is refused by the service (400 invalid_cheque) and by the registry', async () => {
-      const alice = await fundedUser()
+      const alice = await chain.fundedUser()
       const tpId = `urn:decentraland:sepolia:collections-thirdparty:tp${randomBytes(4).toString('hex')}`
-      const registry = contractAt('ThirdPartyRegistry', d.thirdPartyRegistry, committee.wallet)
+      const registry = contractAt('ThirdPartyRegistry', chain.d.thirdPartyRegistry, chain.committee.wallet)
       await (await registry.getFunction('setManager')(tpId, alice.wallet.address, true)).wait()
       const { id, itemIds } = await collectionWithItems(alice, 1, `${tpId}:drop`)
-      const cheque = await signCheque(svc.config, alice, tpId, itemIds.length)
+      const cheque = await signCheque(chain.svc.config, alice, tpId, itemIds.length)
       const tampered = { ...cheque, salt: `0x${randomBytes(32).toString('hex')}` }
 
       const refused = await publish(alice, id, { itemIds, cheque: tampered })
@@ -185,20 +135,20 @@ describe.skipIf(skip)(
     })
 
     it('with the node gone the routes that need it answer 503 and write nothing; they work again once it is back', async () => {
-      const alice = await fundedUser()
+      const alice = await chain.fundedUser()
       const standard = await standardReadyToPublish(alice)
       await deployThroughFactory(alice, standard.collection.salt!)
       const tpId = `urn:decentraland:sepolia:collections-thirdparty:tp${randomBytes(4).toString('hex')}`
-      const registry = contractAt('ThirdPartyRegistry', d.thirdPartyRegistry, committee.wallet)
+      const registry = contractAt('ThirdPartyRegistry', chain.d.thirdPartyRegistry, chain.committee.wallet)
       await (await registry.getFunction('setManager')(tpId, alice.wallet.address, true)).wait()
       const thirdParty = await collectionWithItems(alice, 1, `${tpId}:drop`)
-      const cheque = await signCheque(svc.config, alice, tpId, 1)
+      const cheque = await signCheque(chain.svc.config, alice, tpId, 1)
       expect((await publish(alice, thirdParty.id, { itemIds: thirdParty.itemIds, cheque })).status).toBe(204)
       const approval = () =>
-        request<ApprovalData>(committee, 'GET', `/v1/collections/${thirdParty.id}/approvalData`)
+        chain.request<ApprovalData>(chain.committee, 'GET', `/v1/collections/${thirdParty.id}/approvalData`)
       const lockBefore = (await read(alice, standard.id)).lock
 
-      await anvil.stop()
+      await chain.anvil.stop()
       try {
         const down = await publish(alice, standard.id, { itemIds: standard.itemIds })
         expect([down.status, down.body.code]).toEqual([503, 'rpc_unavailable'])
@@ -207,7 +157,7 @@ describe.skipIf(skip)(
         expect((await itemsOf(alice, standard.id)).every((i) => i.blockchain_item_id === null)).toBe(true)
         expect([(await approval()).status, (await approval()).body.code]).toEqual([503, 'rpc_unavailable'])
       } finally {
-        await anvil.start() // same port, same chain state
+        await chain.anvil.start() // same port, same chain state
       }
       expect((await publish(alice, standard.id, { itemIds: standard.itemIds })).status).toBe(204)
       expect((await read(alice, standard.id)).is_published).toBe(true)

@@ -1,11 +1,14 @@
 import { errorResponses, type RoutePlugin } from '@genesis/common'
 import type { Context } from '../context.js'
 import { contributionsOf } from '../db/contributions.js'
-import { estatesOwnedBy, parcelsOwnedBy } from '../db/listings.js'
+import { assetsOwnedBy } from '../db/listings.js'
 import { estatesFromDatabase, parcelsFromDatabase } from '../grid/hydrate.js'
 import { AddressParams, PagingQuery } from '../schemas/queries.js'
 import { ContributionsEnvelope, EstateListEnvelope, ParcelListEnvelope } from '../schemas/resources.js'
 import { NO_BODY, sendData } from './send.js'
+
+/** The address a route names, as the database keeps owners (lower case). */
+const ownerOf = (params: { address: string }) => params.address.toLowerCase()
 
 export const addressRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
   const { sql, grid } = ctx
@@ -20,8 +23,7 @@ export const addressRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
         response: { 200: ContributionsEnvelope, ...errorResponses(400, 503) },
       },
     },
-    async (request, reply) =>
-      sendData(reply, await contributionsOf(sql, request.params.address.toLowerCase())),
+    async (request, reply) => sendData(reply, await contributionsOf(sql, ownerOf(request.params))),
   )
 
   app.get(
@@ -39,7 +41,7 @@ export const addressRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
     async (request, reply) => {
       const view = grid.current()
       const now = Date.now()
-      const { ids, total } = await parcelsOwnedBy(sql, request.params.address.toLowerCase(), request.query)
+      const { ids, total } = await assetsOwnedBy(sql, 'parcel', ownerOf(request.params), request.query)
       return sendData(reply, { parcels: await parcelsFromDatabase(sql, view, ids, now), total })
     },
   )
@@ -57,7 +59,7 @@ export const addressRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
       },
     },
     async (request, reply) => {
-      const { ids, total } = await estatesOwnedBy(sql, request.params.address.toLowerCase(), request.query)
+      const { ids, total } = await assetsOwnedBy(sql, 'estate', ownerOf(request.params), request.query)
       return sendData(reply, { estates: await estatesFromDatabase(sql, ids, Date.now()), total })
     },
   )

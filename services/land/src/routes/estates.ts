@@ -1,6 +1,6 @@
 import { errorResponses, type RoutePlugin } from '@genesis/common'
 import type { Context } from '../context.js'
-import { DEFAULT_SORT_ORDER, listAssetIds } from '../db/listings.js'
+import { listAssetIds } from '../db/listings.js'
 import { estatesFromDatabase } from '../grid/hydrate.js'
 import { ListQuery } from '../schemas/queries.js'
 import { EstateListEnvelope } from '../schemas/resources.js'
@@ -20,17 +20,8 @@ export const estateRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
       },
     },
     async (request, reply) => {
-      const { status = 'open', sort_by = 'created_at', sort_order, limit, offset } = request.query
       const now = Date.now()
-      const { ids, total } = await listAssetIds(sql, {
-        type: 'estate',
-        status,
-        sortBy: sort_by,
-        sortOrder: sort_order ?? DEFAULT_SORT_ORDER[sort_by],
-        limit,
-        offset,
-        now,
-      })
+      const { ids, total } = await listAssetIds(sql, 'estate', request.query, now)
       return sendData(reply, { estates: await estatesFromDatabase(sql, ids, now), total })
     },
   )

@@ -1,6 +1,6 @@
 import { errorResponses, type RoutePlugin } from '@genesis/common'
 import type { Context } from '../context.js'
-import { DEFAULT_SORT_ORDER, listAssetIds } from '../db/listings.js'
+import { listAssetIds } from '../db/listings.js'
 import { publicationsOfParcel } from '../db/publications.js'
 import { parcelsFromDatabase } from '../grid/hydrate.js'
 import { ListQuery, ParcelParams, ParcelPublicationsQuery } from '../schemas/queries.js'
@@ -21,18 +21,9 @@ export const parcelRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
       },
     },
     async (request, reply) => {
-      const { status = 'open', sort_by = 'created_at', sort_order, limit, offset } = request.query
       const view = grid.current()
       const now = Date.now()
-      const { ids, total } = await listAssetIds(sql, {
-        type: 'parcel',
-        status,
-        sortBy: sort_by,
-        sortOrder: sort_order ?? DEFAULT_SORT_ORDER[sort_by],
-        limit,
-        offset,
-        now,
-      })
+      const { ids, total } = await listAssetIds(sql, 'parcel', request.query, now)
       const parcels = await parcelsFromDatabase(sql, view, ids, now)
       return sendData(reply, { parcels, total })
     },

@@ -1,4 +1,4 @@
-import { createLogger, createSql, migrate, type Sql } from '@genesis/common'
+import { createLogger, createSql, type Sql } from '@genesis/common'
 import { createTestDatabase, type TestDatabase } from '@genesis/common/testing'
 import {
   type Anvil,
@@ -88,11 +88,7 @@ export const chainEnv = (d: LandDeployment, rpcUrl: string, extra: Record<string
 })
 
 /** A fresh, migrated database (unseeded: every parcel exists, nobody owns any). */
-export async function freshDatabase(): Promise<TestDatabase> {
-  const db = await createTestDatabase()
-  await migrate(db.sql, migrationsDir)
-  return db
-}
+export const freshDatabase = (): Promise<TestDatabase> => createTestDatabase({ migrationsDir })
 
 /** One replica of land following the chain: its own pool on the database, grid (LISTEN), app and indexer. */
 export interface Replica {
