@@ -8,16 +8,24 @@ const brotliAsync = promisify(brotliCompress)
 
 export type Encoding = 'br' | 'gzip' | 'identity'
 
-/** Bodies up to this size are joined into one buffer: sent in one write, compressed in one call. */
-const JOIN_BELOW_BYTES = 64 * 1024
+/**
+ * Bodies below this size are joined into one buffer, which they then cost in full: sent in one write and
+ * compressed in one call, as fast as an answer can be. Larger ones (the whole grid) stay slices of the
+ * buffers the index holds anyway.
+ */
+const JOIN_BELOW_BYTES = 1024 * 1024
+
+/** What keeping one slice costs on the JavaScript heap (a Buffer object and its place in the list). */
+export const SLICE_BYTES = 128
 
 const GZIP_OPTIONS = { level: 6 }
 /**
- * A 256 KiB window rather than brotli's default 4 MiB: the JSON repeats itself within a few rows, so the
- * answers are barely larger, compression is about twice as fast, and the zlib thread that compresses a
- * whole-grid answer needs under half the memory (memory a thread's allocator keeps once it has it).
+ * A 1 MiB window rather than brotli's default 4 MiB: the JSON repeats itself within a few rows, so the
+ * answers are barely larger (a smaller window still makes them larger by more), and the zlib thread that
+ * compresses a whole-grid answer needs about half the memory (memory a thread's allocator keeps once it
+ * has it).
  */
-const BROTLI_WINDOW_BITS = 18
+const BROTLI_WINDOW_BITS = 20
 const brotliOptions = (size: number) => ({
   params: {
     [constants.BROTLI_PARAM_QUALITY]: 5,
@@ -27,11 +35,38 @@ const brotliOptions = (size: number) => ({
   },
 })
 
-/** Compresses a body given as slices without joining them first (a joined copy of a large one is what we avoid). */
+/**
+ * Slices go to the compressor joined in pieces of about this size. Each write to a zlib stream is a turn
+ * of the thread pool, and a body is hundreds of slices of a few kilobytes; a piece is a passing copy, and
+ * a body no larger than one piece is compressed in a single call.
+ */
+const COMPRESS_PIECE_BYTES = 1024 * 1024
+
+/** The slices joined in pieces of about COMPRESS_PIECE_BYTES, one at a time, as the compressor takes them. */
+function* pieces(chunks: readonly Buffer[]): Generator<Buffer> {
+  let batch: Buffer[] = []
+  let size = 0
+  for (const chunk of chunks) {
+    batch.push(chunk)
+    size += chunk.length
+    if (size >= COMPRESS_PIECE_BYTES) {
+      yield batch.length === 1 ? chunk : Buffer.concat(batch, size)
+      batch = []
+      size = 0
+    }
+  }
+  if (batch.length > 0) yield Buffer.concat(batch, size)
+}
+
+/** Compresses a body given as slices without joining them all (a joined copy of a large one is what we avoid). */
 async function compressChunks(chunks: readonly Buffer[], encoding: 'br' | 'gzip', size: number) {
+  if (size <= COMPRESS_PIECE_BYTES) {
+    const joined = Buffer.concat(chunks, size)
+    return encoding === 'gzip' ? gzipAsync(joined, GZIP_OPTIONS) : brotliAsync(joined, brotliOptions(size))
+  }
   const out: Buffer[] = []
   await pipeline(
-    Readable.from(chunks),
+    Readable.from(pieces(chunks)),
     encoding === 'gzip' ? createGzip(GZIP_OPTIONS) : createBrotliCompress(brotliOptions(size)),
     async (source: AsyncIterable<Buffer>) => {
       for await (const chunk of source) out.push(chunk)
@@ -41,10 +76,37 @@ async function compressChunks(chunks: readonly Buffer[], encoding: 'br' | 'gzip'
 }
 
 /**
+ * A body's slices as a stream that hands them all to the response at once when piped. A pipe would hand
+ * them over a socket buffer (16 KiB) at a time, each turn a write of its own: a few hundred system calls
+ * for a whole-grid answer where one writev does. The slices are held in memory anyway, so taking them all
+ * at once copies nothing and holds nothing more; the socket writes them as the client reads.
+ */
+class Slices extends Readable {
+  constructor(private readonly slices: readonly Buffer[]) {
+    super()
+  }
+
+  /** Read rather than piped (a HEAD request's answer is drained so): the slices, in order. */
+  override _read(): void {
+    for (const slice of this.slices) this.push(slice)
+    this.push(null)
+  }
+
+  override pipe<T extends NodeJS.WritableStream>(destination: T, options?: { end?: boolean }): T {
+    for (const slice of this.slices) destination.write(slice)
+    if (options?.end !== false) destination.end()
+    // ended, for whoever waits on this stream's end (Fastify does)
+    this.push(null)
+    this.resume()
+    return destination
+  }
+}
+
+/**
  * One serialised answer kept in memory with its compressed forms, each made once (on the zlib thread
  * pool, off the event loop) the first time a client asks for it. A large answer is a list of slices of
  * buffers the index holds anyway (the rows of every parcel's JSON), so keeping it costs only its own
- * few bytes (head, tail) and its compressed forms.
+ * few bytes (head, tail), its slices' objects and its compressed forms.
  */
 export class CachedBody {
   private readonly compressed = new Map<Encoding, Promise<Buffer>>()
@@ -66,7 +128,7 @@ export class CachedBody {
       this.ownBytes = size
     } else {
       this.chunks = chunks
-      this.ownBytes = size - shared
+      this.ownBytes = size - shared + (chunks.length > 1 ? chunks.length * SLICE_BYTES : 0)
     }
   }
 
@@ -92,7 +154,7 @@ export class CachedBody {
 
   /** The uncompressed answer as a stream of its slices (no copy). */
   stream(): Readable {
-    return Readable.from(this.chunks, { objectMode: false })
+    return new Slices(this.chunks)
   }
 
   encoded(encoding: 'br' | 'gzip'): Promise<Buffer> {
@@ -147,7 +209,7 @@ export function negotiateEncoding(header: string | undefined): Encoding {
 }
 
 /**
- * A small LRU bounded by the total of its values' `bytes`. A value that can grow (`watch`) is re-counted
+ * A small LRU bounded by the total of its values' `bytes` and its keys' lengths. A value that can grow (`watch`) is re-counted
  * when it does, and the oldest entries leave until the total fits again.
  */
 export class ByteLru<V extends { bytes: number; watch?: (listener: () => void) => void }> {
@@ -171,14 +233,14 @@ export class ByteLru<V extends { bytes: number; watch?: (listener: () => void) =
 
   set(key: string, value: V): void {
     this.delete(key)
-    if (value.bytes > this.maxBytes) return
-    const entry = { value, weight: value.bytes }
+    if (value.bytes + key.length > this.maxBytes) return
+    const entry = { value, weight: value.bytes + key.length }
     this.entries.set(key, entry)
     this.total += entry.weight
     value.watch?.(() => {
       if (this.entries.get(key) !== entry) return
-      this.total += value.bytes - entry.weight
-      entry.weight = value.bytes
+      this.total += value.bytes + key.length - entry.weight
+      entry.weight = value.bytes + key.length
       if (entry.weight > this.maxBytes) this.delete(key)
       this.evict()
     })
