@@ -8,7 +8,8 @@
  *
  * In bench/run.ts: `LAND_BENCH_BASELINE=<checkout, built> pnpm --filter @genesis/land bench`. Alone:
  * `node --import tsx bench/against.ts <checkout, built>` (from services/land) seeds a throw-away database,
- * starts both services on it and prints the table.
+ * starts both services on it and prints the table (BENCH_ROUNDS: rounds of the cached reads; BENCH_ONLY: a
+ * pattern of the rows' labels to run alone).
  */
 import { type ChildProcess, spawnSync } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
@@ -161,6 +162,8 @@ export interface AgainstOptions {
   /** Rounds of the cached rows (default 7), pairs of the uncached rows (default 20). */
   rounds?: number
   samples?: number
+  /** Only the rows whose label this matches. */
+  only?: RegExp
 }
 
 export async function runAgainstBaseline(options: AgainstOptions): Promise<AgainstResult> {
@@ -176,7 +179,8 @@ export async function runAgainstBaseline(options: AgainstOptions): Promise<Again
     rss: { service: 0, baseline: 0 },
   }
 
-  for (const row of CACHED) {
+  const wanted = (row: { label: string }) => options.only === undefined || options.only.test(row.label)
+  for (const row of CACHED.filter(wanted)) {
     // Unmeasured first, on both: the answer made and compressed, the route's code compiled.
     for (const side of sides) {
       await get(`${side.url}${row.path}`, row.options?.headers)
@@ -199,7 +203,7 @@ export async function runAgainstBaseline(options: AgainstOptions): Promise<Again
     result.cached.push(entry)
   }
 
-  for (const row of UNCACHED) {
+  for (const row of UNCACHED.filter(wanted)) {
     // Three unmeasured requests each (offsets past the measured samples).
     for (let i = 0; i < 3; i++) for (const side of sides) await get(`${side.url}${row.path(samples + i)}`)
     const entry: UncachedResult = { label: row.label, serviceMs: [], baselineMs: [], ratios: [] }
@@ -299,6 +303,7 @@ async function main() {
       baseline: baseline.side,
       baselineName: baseline.name,
       rounds,
+      ...(process.env.BENCH_ONLY ? { only: new RegExp(process.env.BENCH_ONLY) } : {}),
     })
     console.log(
       `${cpus().length} × ${cpus()[0]?.model.trim()}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}; load average ${loadAtStart.map((n) => n.toFixed(1)).join(' / ')} at the start`,
