@@ -230,9 +230,8 @@ export class AtlasIndex {
     private readonly grid: GridIndex,
     private readonly logger?: GridLogger,
   ) {
-    // Every /v2 answer waits for the current view's atlas (about half a second to build for the whole
-    // grid): while the chain keeps changing land, the first request after each change would wait that
-    // long. So once the atlas is in use, each new view's is built as soon as the view is swapped in, off
+    // Every /v2 answer waits for the current view's atlas (the whole grid serialised): while the chain
+    // keeps changing land, the first request after each change would wait for that. So once the atlas is in use, each new view's is built as soon as the view is swapped in, off
     // the request path.
     this.stopListening = grid.onView((view) => {
       if (this.closed || Date.now() - this.askedAt > BUILD_AHEAD_WHILE_ASKED_MS) return

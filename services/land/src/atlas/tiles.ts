@@ -106,7 +106,10 @@ function districtNamesOf(view: GridView): Map<string, string> {
   return names
 }
 
-/** A whole tile's JSON, written by hand: the same bytes as JSON.stringify, in a fraction of the time. */
+/**
+ * A whole tile's JSON, written by hand (the same bytes as JSON.stringify): the whole grid's tiles are
+ * written again after every change, and this skips JSON.stringify's generic walk of each object.
+ */
 export function tileJson(tile: Tile): string {
   let json = `{"id":"${tile.id}","x":${tile.x},"y":${tile.y},"type":"${tile.type}","name":${JSON.stringify(tile.name)},"top":${tile.top},"left":${tile.left},"topLeft":${tile.topLeft},"updatedAt":${tile.updatedAt}`
   if (tile.owner !== undefined) json += `,"owner":${JSON.stringify(tile.owner)}`

@@ -10,8 +10,7 @@ export type Encoding = 'br' | 'gzip' | 'identity'
 
 /**
  * Bodies below this size are joined into one buffer, which they then cost in full: sent in one write and
- * compressed in one call, as fast as an answer can be. Larger ones (the whole grid) stay slices of the
- * buffers the index holds anyway.
+ * compressed in one call. Larger ones (the whole grid) stay slices of the buffers the index holds anyway.
  */
 const JOIN_BELOW_BYTES = 1024 * 1024
 
