@@ -6,10 +6,11 @@
  * that load from anything else on the machine falls on both alike; a ratio is taken within a round, and
  * the figure is the median of the rounds' ratios.
  *
- * In bench/run.ts: `LAND_BENCH_BASELINE=<checkout, built> pnpm --filter @genesis/land bench`. Alone:
- * `node --import tsx bench/against.ts <checkout, built>` (from services/land) seeds a throw-away database,
- * starts both services on it and prints the table (BENCH_ROUNDS: rounds of the cached reads; BENCH_ONLY: a
- * pattern of the rows' labels to run alone).
+ * Both services are started anew for it, on the same database. In bench/run.ts:
+ * `LAND_BENCH_BASELINE=<checkout, built> pnpm --filter @genesis/land bench`. Alone:
+ * `node --import tsx bench/against.ts <checkout, built>` (from services/land) seeds a throw-away database
+ * and prints the table (BENCH_ROUNDS: rounds of the cached reads; BENCH_ONLY: a pattern of the rows'
+ * labels to run alone).
  */
 import { type ChildProcess, spawnSync } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
@@ -17,9 +18,10 @@ import { cpus, loadavg, totalmem } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { GRID_MAX, GRID_MIN } from '../src/domain/geometry.js'
+import { packageRoot } from '../src/paths.js'
 import { freePort, type LoadOptions, load, median, NODE_FLAGS, type Run, start, waitFor } from './harness.js'
 
-/** The loser may be this much slower before a row fails. */
+/** This code may be this much slower than the other build before a row fails. */
 export const SLOWER_BY_AT_MOST = 0.05
 
 interface Side {
@@ -253,19 +255,52 @@ export function formatAgainstBaseline(r: AgainstResult): string {
   ].join('\n')
 }
 
-/** The baseline checkout's land service, started on `databaseUrl` like bench/run.ts starts this one. */
-export async function startBaseline(
-  checkout: string,
+/** A land service built in `serverJs`, started on the environment's database; its URL once ready. */
+async function startLand(
+  serverJs: string,
   env: NodeJS.ProcessEnv,
-): Promise<{ child: ChildProcess; side: Side; name: string }> {
-  const server = join(checkout, 'services/land/dist/server.js')
-  if (!existsSync(server)) throw new Error(`${server} is missing: build that checkout first (pnpm build)`)
+): Promise<{ child: ChildProcess; side: Side }> {
+  if (!existsSync(serverJs)) throw new Error(`${serverJs} is missing: build that checkout first (pnpm build)`)
   const port = await freePort()
-  const child = start([...NODE_FLAGS, server], { ...env, PORT: String(port), HOST: '127.0.0.1' })
+  const child = start([...NODE_FLAGS, serverJs], { ...env, PORT: String(port), HOST: '127.0.0.1' })
   const url = `http://127.0.0.1:${port}`
   await waitFor(`${url}/health/ready`)
-  const commit = spawnSync('git', ['-C', checkout, 'rev-parse', '--short', 'HEAD']).stdout.toString().trim()
-  return { child, side: { url, pid: child.pid ?? 0 }, name: commit || checkout }
+  return { child, side: { url, pid: child.pid ?? 0 } }
+}
+
+/**
+ * This code's land service (dist/server.js, built) and the checkout's, each started anew on the database
+ * at `databaseUrl` (so that neither carries the history of earlier runs), every read of both measured.
+ */
+export async function compareWith(
+  checkout: string,
+  databaseUrl: string,
+  options: Pick<AgainstOptions, 'rounds' | 'samples' | 'only'> = {},
+): Promise<AgainstResult> {
+  const env = { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', LAND_AUTO_SEED: 'never' }
+  const children: ChildProcess[] = []
+  try {
+    const service = await startLand(join(packageRoot, 'dist/server.js'), env)
+    children.push(service.child)
+    const baseline = await startLand(join(checkout, 'services/land/dist/server.js'), env)
+    children.push(baseline.child)
+    // Both serialise the grid in the background once ready; let them finish.
+    await new Promise((resolve) => setTimeout(resolve, 8000))
+    const commit = spawnSync('git', ['-C', checkout, 'rev-parse', '--short', 'HEAD']).stdout.toString().trim()
+    return await runAgainstBaseline({
+      ...options,
+      service: service.side,
+      baseline: baseline.side,
+      baselineName: commit || checkout,
+    })
+  } finally {
+    for (const child of children) {
+      if (child.exitCode !== null) continue
+      const exited = new Promise((resolve) => child.once('exit', resolve))
+      child.kill('SIGTERM')
+      await exited
+    }
+  }
 }
 
 /** `node --import tsx bench/against.ts <checkout>`: a seeded throw-away database, both services on it. */
@@ -275,46 +310,22 @@ async function main() {
     throw new Error('usage: node --import tsx bench/against.ts <checkout of another commit, built>')
   const { migrate } = await import('@genesis/common')
   const { createTestDatabase } = await import('@genesis/common/testing')
-  const { migrationsDir, packageRoot } = await import('../src/paths.js')
+  const { migrationsDir } = await import('../src/paths.js')
   const { seed } = await import('../src/seed.js')
   const loadAtStart = loadavg()
   const db = await createTestDatabase()
-  const children: ChildProcess[] = []
   try {
     await migrate(db.sql, migrationsDir)
     await seed(db.sql)
-    const env = { ...process.env, DATABASE_URL: db.url, LOG_LEVEL: 'warn', LAND_AUTO_SEED: 'never' }
-    const port = await freePort()
-    const built = existsSync(join(packageRoot, 'dist/server.js'))
-    const service = start(
-      [...NODE_FLAGS, ...(built ? ['dist/server.js'] : ['--import', 'tsx', 'src/server.ts'])],
-      { ...env, PORT: String(port), HOST: '127.0.0.1' },
-    )
-    children.push(service)
-    const serviceUrl = `http://127.0.0.1:${port}`
-    await waitFor(`${serviceUrl}/health/ready`)
-    const baseline = await startBaseline(checkout, env)
-    children.push(baseline.child)
-    // Both pre-serialise the grid in the background once ready; let them finish.
-    await new Promise((resolve) => setTimeout(resolve, 8000))
-    const rounds = Number(process.env.BENCH_ROUNDS ?? 7)
-    const result = await runAgainstBaseline({
-      service: { url: serviceUrl, pid: service.pid ?? 0 },
-      baseline: baseline.side,
-      baselineName: baseline.name,
-      rounds,
+    const result = await compareWith(checkout, db.url, {
+      rounds: Number(process.env.BENCH_ROUNDS ?? 7),
       ...(process.env.BENCH_ONLY ? { only: new RegExp(process.env.BENCH_ONLY) } : {}),
     })
     console.log(
       `${cpus().length} × ${cpus()[0]?.model.trim()}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}; load average ${loadAtStart.map((n) => n.toFixed(1)).join(' / ')} at the start`,
     )
     console.log(formatAgainstBaseline(result))
-    if (process.env.BENCH_JSON) {
-      const { writeFileSync } = await import('node:fs')
-      writeFileSync(process.env.BENCH_JSON, JSON.stringify(result))
-    }
   } finally {
-    for (const child of children) if (child.exitCode === null) child.kill('SIGTERM')
     await db.drop()
   }
 }

@@ -1,15 +1,16 @@
 /**
  * Memory of land on the embedded default (`pnpm start` without DATABASE_URL): the service started as its
- * image and `pnpm start` run it, on a new DATA_DIR (the first start: the database created and the demo
- * set seeded) and again on the same directory (every later start). Resident memory when ready, after a
- * fixed run of uncached PNG renders (`PNG_RUNS`), and the peak, from /proc; after the renders, what the
- * process's own metrics tell of where it goes (V8's heap, memory outside it). The target is 1.5 × what
+ * image runs it (its flags and its allocator's setting), on a new DATA_DIR (the first start: the database
+ * created and the demo set seeded) and again on the same directory (every later start). Resident memory
+ * when ready, after a fixed run of uncached PNG renders (`PNG_RUNS`), and the peak, from /proc; after the
+ * renders, what the process's own metrics tell of where it goes (V8's heap, memory outside it). The target is 1.5 × what
  * atlas-server's own renderer holds after such runs on the same data (246 MiB): 369 MiB.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { IMAGE_ENV } from './harness.js'
 
 export const RSS_TARGET_MIB = 369
 
@@ -50,7 +51,7 @@ function startService(
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'DATABASE_URL'))
   const child = spawn(process.execPath, args, {
     cwd,
-    env: { ...env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info' },
+    env: { ...IMAGE_ENV, ...env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'inherit'],
   })
   const url = new Promise<string>((resolve, reject) => {

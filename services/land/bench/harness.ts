@@ -33,6 +33,8 @@ export async function freePort(): Promise<number> {
 
 /** Every server runs with the flags the image runs the service with (infra/docker/Dockerfile CMD). */
 export const NODE_FLAGS = ['--single-threaded-gc']
+/** And with the image's settings of the C library's allocator (infra/docker/Dockerfile ENV). */
+export const IMAGE_ENV = { MALLOC_MMAP_THRESHOLD_: '65536' }
 /** Unmeasured load first: a server takes seconds of traffic before its per-request cost settles. */
 export const WARMUP_S = 5
 export const SERVER_CORE = cpus().length - 1
@@ -51,7 +53,7 @@ export function start(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
     : [process.execPath, args]
   const child = spawn(command as string, commandArgs as string[], {
     cwd: packageRoot,
-    env,
+    env: { ...IMAGE_ENV, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   child.stderr?.on('data', (chunk: Buffer) => process.stderr.write(chunk))

@@ -273,31 +273,16 @@ async function main() {
       out()
       out(atlas.formatAtlasBench(await atlas.runAtlasBench({ baseUrl: serviceUrl, grid, sql: db.sql })))
     }
-    // LAND_BENCH_BASELINE=<another checkout, built>: its land service on the same database, every read
-    // above against this code's (bench/against.ts).
+    // LAND_BENCH_BASELINE=<another checkout, built>: every read of this code against that build's, both
+    // started anew on the same database (bench/against.ts).
     const baselineRoot = process.env.LAND_BENCH_BASELINE
     if (baselineRoot) {
       const against = await import('./against.js')
-      const baseline = await against.startBaseline(baselineRoot, {
-        ...env,
-        DATABASE_URL: db.url,
-        LAND_AUTO_SEED: 'never',
-      })
-      children.push(baseline.child)
-      // its background serialisation after the build, as for the service above
-      await new Promise((resolve) => setTimeout(resolve, 8000))
+      const result = await against.compareWith(baselineRoot, db.url)
       out()
-      out(`## Against ${baseline.name} (bench/against.ts, the same database)`)
+      out(`## Against ${result.baseline} (bench/against.ts, the same database)`)
       out()
-      out(
-        against.formatAgainstBaseline(
-          await against.runAgainstBaseline({
-            service: at(service, serviceUrl),
-            baseline: baseline.side,
-            baselineName: baseline.name,
-          }),
-        ),
-      )
+      out(against.formatAgainstBaseline(result))
     }
     if (!process.argv.includes('--no-embedded')) {
       const embedded = await import('./embedded.js')

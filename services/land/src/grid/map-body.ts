@@ -35,37 +35,14 @@ const brotliOptions = (size: number) => ({
 })
 
 /**
- * Slices go to the compressor joined in pieces of about this size. Each write to a zlib stream is a turn
- * of the thread pool, and a body is hundreds of slices of a few kilobytes; a piece is a passing copy, and
- * a body no larger than one piece is compressed in a single call.
+ * Compresses a body given as slices without joining them (a joined copy of a large one is what we avoid).
+ * Only large bodies are slices (smaller ones are joined when made), so the turn of the zlib thread pool
+ * each slice takes is little beside the compression of its kilobytes.
  */
-const COMPRESS_PIECE_BYTES = 1024 * 1024
-
-/** The slices joined in pieces of about COMPRESS_PIECE_BYTES, one at a time, as the compressor takes them. */
-function* pieces(chunks: readonly Buffer[]): Generator<Buffer> {
-  let batch: Buffer[] = []
-  let size = 0
-  for (const chunk of chunks) {
-    batch.push(chunk)
-    size += chunk.length
-    if (size >= COMPRESS_PIECE_BYTES) {
-      yield batch.length === 1 ? chunk : Buffer.concat(batch, size)
-      batch = []
-      size = 0
-    }
-  }
-  if (batch.length > 0) yield Buffer.concat(batch, size)
-}
-
-/** Compresses a body given as slices without joining them all (a joined copy of a large one is what we avoid). */
 async function compressChunks(chunks: readonly Buffer[], encoding: 'br' | 'gzip', size: number) {
-  if (size <= COMPRESS_PIECE_BYTES) {
-    const joined = Buffer.concat(chunks, size)
-    return encoding === 'gzip' ? gzipAsync(joined, GZIP_OPTIONS) : brotliAsync(joined, brotliOptions(size))
-  }
   const out: Buffer[] = []
   await pipeline(
-    Readable.from(pieces(chunks)),
+    Readable.from(chunks),
     encoding === 'gzip' ? createGzip(GZIP_OPTIONS) : createBrotliCompress(brotliOptions(size)),
     async (source: AsyncIterable<Buffer>) => {
       for await (const chunk of source) out.push(chunk)
