@@ -7,178 +7,43 @@
  * - the service's RSS with the full index (and with its caches warm);
  * - the PNG figures of bench/png.ts (land-png), when that file is there (skip with --no-png);
  * - the /v2 figures of bench/atlas.ts (skip with --no-atlas);
+ * - with LAND_BENCH_BASELINE=<another checkout, built>, every read against that build's service on the
+ *   same database (bench/against.ts);
  * - the service's memory on the embedded default, first start and later, before and after PNG runs
  *   (bench/embedded.ts; skip with --no-embedded).
  * The service (dist/server.js when built, else src/server.ts through tsx) and the baselines
  * (bench/bare-server.ts, bench/kit-server.ts) each run in a process of their own on loopback; autocannon
  * is the client. Results are printed and written to bench/results.md.
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
+import type { ChildProcess } from 'node:child_process'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { migrate } from '@genesis/common'
 import { createTestDatabase } from '@genesis/common/testing'
-import autocannon from 'autocannon'
 import { GridIndex } from '../src/grid/grid-index.js'
 import { migrationsDir, packageRoot } from '../src/paths.js'
 import { seed } from '../src/seed.js'
+import {
+  announced,
+  CONNECTIONS,
+  DURATION_S,
+  freePort,
+  load,
+  NODE_FLAGS,
+  pinning,
+  rounds,
+  SERVER_CORE,
+  start,
+  type Target,
+  WARMUP_S,
+  waitFor,
+} from './harness.js'
 
 const ROUNDS = 7
-const DURATION_S = 2
-const CONNECTIONS = 10
 const TARGET = 0.85
-const CLOCK_TICKS = 100
 const benchDir = fileURLToPath(new URL('.', import.meta.url))
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.floor(sorted.length / 2)] as number
-}
-
-/** An ephemeral port the OS hands out, for the service (which takes its port from PORT). */
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer()
-    probe.once('error', reject)
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address()
-      probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0))
-    })
-  })
-}
-
-/**
- * With two cores or more and `taskset` at hand, the client (this process and its autocannon worker) runs
- * on core 0 and every server on the last core: each server measured gets the same core, and the client
- * never competes with it. Without that, whichever processes the scheduler puts together decide the figures.
- */
-/** Every server runs with the flags the image runs the service with (infra/docker/Dockerfile CMD). */
-const NODE_FLAGS = ['--single-threaded-gc']
-const WARMUP_S = 5
-const SERVER_CORE = cpus().length - 1
-const pinning = cpus().length >= 2 && spawnSync('taskset', ['-V']).status === 0
-if (pinning) spawnSync('taskset', ['-a', '-p', '-c', '0', String(process.pid)], { stdio: 'ignore' })
-
-function start(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
-  // taskset execs the command, so the child's pid is the server's own.
-  const [command, commandArgs] = pinning
-    ? ['taskset', ['-c', String(SERVER_CORE), process.execPath, ...args]]
-    : [process.execPath, args]
-  const child = spawn(command as string, commandArgs as string[], {
-    cwd: packageRoot,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  child.stderr?.on('data', (chunk: Buffer) => process.stderr.write(chunk))
-  return child
-}
-
-/** The URL a baseline server prints (`listening http://…`) once it listens. */
-function announced(child: ChildProcess): Promise<string> {
-  return new Promise((resolve, reject) => {
-    child.stdout?.on('data', (chunk: Buffer) => {
-      const match = /listening (\S+)/.exec(chunk.toString())
-      if (match?.[1]) resolve(match[1])
-    })
-    child.once('exit', (code) => reject(new Error(`a baseline server exited with ${code}`)))
-  })
-}
-
-async function waitFor(url: string, timeoutMs = 120_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    try {
-      if ((await fetch(url)).ok) return
-    } catch {}
-    if (Date.now() > deadline) throw new Error(`${url} did not answer in time`)
-    await new Promise((resolve) => setTimeout(resolve, 200))
-  }
-}
-
-/** CPU seconds (user + system) a process has used so far, from /proc (Linux; NaN elsewhere). */
-function cpuSeconds(pid: number): number {
-  try {
-    // After the command name: state is field 0, utime and stime are fields 11 and 12.
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
-    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS
-  } catch {
-    return Number.NaN
-  }
-}
-
-interface Target {
-  url: string
-  pid: number
-}
-
-interface Run {
-  rps: number
-  errors: number
-  bytesPerRequest: number
-  p50: number
-  /** CPU time the server process spent per request (user + system), in microseconds. */
-  cpuUs: number
-}
-
-interface LoadOptions {
-  duration?: number
-  connections?: number
-  headers?: Record<string, string>
-}
-
-async function load(target: Target, options: LoadOptions = {}): Promise<Run> {
-  const cpuBefore = cpuSeconds(target.pid)
-  const result = await autocannon({
-    url: target.url,
-    duration: options.duration ?? DURATION_S,
-    connections: options.connections ?? CONNECTIONS,
-    headers: options.headers ?? {},
-    // The client in a thread of its own, away from this process's heap and event loop.
-    workers: 1,
-  })
-  const cpu = cpuSeconds(target.pid) - cpuBefore
-  const total = result.requests.total || 1
-  return {
-    rps: result.requests.average,
-    errors: result.errors + result.non2xx + result.timeouts,
-    bytesPerRequest: result.throughput.total / total,
-    p50: result.latency.p50,
-    cpuUs: (cpu * 1e6) / total,
-  }
-}
-
-/**
- * Rounds in which every target runs once, the order rotating from round to round: on a shared machine the
- * load changes from second to second, and runs close together see about the same load. Figures are
- * medians over the rounds; ratios are taken within a round, then the median.
- */
-async function rounds<K extends string>(
-  targets: Record<K, Target>,
-  count: number,
-  options: LoadOptions = {},
-) {
-  const names = Object.keys(targets) as K[]
-  const runs = Object.fromEntries(names.map((n) => [n, [] as Run[]])) as Record<K, Run[]>
-  for (let round = 0; round < count; round++) {
-    for (let i = 0; i < names.length; i++) {
-      const name = names[(i + round) % names.length] as K
-      runs[name].push(await load(targets[name], options))
-    }
-  }
-  const rps = (name: K) => median(runs[name].map((r) => r.rps))
-  const cpu = (name: K) => median(runs[name].map((r) => r.cpuUs))
-  const p50 = (name: K) => median(runs[name].map((r) => r.p50))
-  /** a / b in req/s, per round, and the median. */
-  const ratios = (a: K, b: K) => runs[a].map((run, i) => run.rps / (runs[b][i]?.rps ?? Number.NaN))
-  /** b / a in CPU per request (capacity of a relative to b), per round, and the median. */
-  const capacity = (a: K, b: K) =>
-    median(runs[a].map((run, i) => (runs[b][i]?.cpuUs ?? Number.NaN) / run.cpuUs))
-  const errors = (name: K) => runs[name].reduce((n, r) => n + r.errors, 0)
-  return { runs, rps, cpu, p50, ratios, ratio: (a: K, b: K) => median(ratios(a, b)), capacity, errors }
-}
 
 async function timed(url: string, headers: Record<string, string> = {}) {
   const started = performance.now()
@@ -397,31 +262,6 @@ async function main() {
       out('## PNG maps (bench/png.ts, against the same running service)')
       out()
       out(png.formatPngBench(await png.runPngBench({ baseUrl: serviceUrl, grid, bareUrl })))
-      // LAND_BENCH_BASELINE=<another checkout, built>: its land service on the same database, for A/B.
-      const baselineRoot = process.env.LAND_BENCH_BASELINE
-      if (baselineRoot) {
-        const baselinePort = await freePort()
-        const baseline = start([...NODE_FLAGS, join(baselineRoot, 'services/land/dist/server.js')], {
-          ...env,
-          DATABASE_URL: db.url,
-          PORT: String(baselinePort),
-          HOST: '127.0.0.1',
-          LAND_AUTO_SEED: 'never',
-        })
-        children.push(baseline)
-        const baselineUrl = `http://127.0.0.1:${baselinePort}`
-        await waitFor(`${baselineUrl}/health/ready`)
-        const commit = spawnSync('git', ['-C', baselineRoot, 'rev-parse', '--short', 'HEAD'])
-          .stdout.toString()
-          .trim()
-        out()
-        out(
-          png.formatPngAgainstBaseline(
-            await png.runPngAgainstBaseline(serviceUrl, baselineUrl),
-            `commit ${commit}`,
-          ),
-        )
-      }
       const afterPng = await memory(serviceUrl)
       out()
       out(`Service RSS after the PNG runs: ${mb(afterPng.rss)} (V8 heap used ${mb(afterPng.heap)}).`)
@@ -432,6 +272,17 @@ async function main() {
       out('## Atlas surface (bench/atlas.ts, against the same running service)')
       out()
       out(atlas.formatAtlasBench(await atlas.runAtlasBench({ baseUrl: serviceUrl, grid, sql: db.sql })))
+    }
+    // LAND_BENCH_BASELINE=<another checkout, built>: every read of this code against that build's, both
+    // started anew on the same database (bench/against.ts).
+    const baselineRoot = process.env.LAND_BENCH_BASELINE
+    if (baselineRoot) {
+      const against = await import('./against.js')
+      const result = await against.compareWith(baselineRoot, db.url)
+      out()
+      out(`## Against ${result.baseline} (bench/against.ts, the same database)`)
+      out()
+      out(against.formatAgainstBaseline(result))
     }
     if (!process.argv.includes('--no-embedded')) {
       const embedded = await import('./embedded.js')

@@ -17,8 +17,8 @@ export const configSchema = Type.Composite([
      */
     LAND_PREWARM: Type.Boolean({ default: true }),
     /**
-     * PNG renders at once per process (README "Capacity"): each holds up to ~8 MiB while it draws and
-     * encodes; the next wait their turn (the kit's ADMISSION_QUEUE, ADMISSION_WAIT_MS), the rest are
+     * PNG renders at once per process (README "Capacity"): each holds an image buffer of ~4 MiB while it
+     * draws and encodes (kept for the next render); the next wait their turn (the kit's ADMISSION_QUEUE, ADMISSION_WAIT_MS), the rest are
      * refused 503 with Retry-After. 0 turns this off. Large answers take turns of HEAVY_CONCURRENCY.
      */
     LAND_RENDERS_IN_FLIGHT: Type.Integer({ minimum: 0, maximum: 64, default: 2 }),

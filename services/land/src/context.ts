@@ -23,7 +23,7 @@ export interface Context {
 
 /**
  * A rectangle of more cells than this is a large answer: building or compressing it waits for a turn of
- * `largeAnswers` (a smaller one costs a few milliseconds and never waits behind a flood of large ones).
+ * `largeAnswers` (a smaller one is little work and never waits behind a flood of large ones).
  */
 export const LARGE_ANSWER_CELLS = 2500
 

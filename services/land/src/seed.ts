@@ -34,7 +34,7 @@ export async function seed(sql: Sql, options: SeedOptions = {}): Promise<SeedSum
 
 /**
  * Loads the demo set from a process of its own (this file's command) into the database at `databaseUrl`:
- * generating and writing the set grows the JavaScript heap by a few hundred megabytes for a few seconds,
+ * generating and writing the set grows the JavaScript heap by a few hundred megabytes while it runs,
  * and a service's process keeps a grown heap for good, while a child's memory is the system's again when
  * it exits. The service's first start on the embedded database seeds this way.
  */

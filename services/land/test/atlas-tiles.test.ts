@@ -174,6 +174,12 @@ describe('GET /v2/tiles', () => {
       const { owner: _o, tokenId: _t, updatedAt: _u, ...rest } = whole[id]!
       expect(tile, id).toEqual(rest)
     }
+    // the fields that take work to make, when asked for, are made as in the whole answer
+    const withTimes = await tilesOf(`/v2/tiles?${RECT_QUERY}&include=updatedAt,tokenId,id`)
+    for (const [id, tile] of Object.entries(withTimes)) {
+      const { id: wholeId, updatedAt, tokenId } = whole[id]!
+      expect(tile, id).toEqual({ id: wholeId, updatedAt, ...(tokenId === undefined ? {} : { tokenId }) })
+    }
     // include wins when both are given, as atlas-server does.
     const both = await tilesOf('/v2/tiles?x1=0&y1=0&x2=0&y2=0&include=id&exclude=id')
     expect(both).toEqual({ '0,0': { id: '0,0' } })

@@ -6,7 +6,7 @@ import { PLAZA_DISTRICT_ID, ROAD_DISTRICT_ID } from '../src/domain/constants.js'
 import { cellIndex } from '../src/domain/geometry.js'
 import { TILE_DISTRICT, TILE_OWNED, TILE_PLAZA, TILE_ROAD, TILE_UNOWNED } from '../src/domain/tiles.js'
 import { buildGridData, type GridInput } from '../src/grid/data.js'
-import { ByteLru, negotiateEncoding } from '../src/grid/map-body.js'
+import { ByteLru, negotiateEncoding, SLICE_BYTES } from '../src/grid/map-body.js'
 import { GridView, WHOLE_GRID } from '../src/grid/view.js'
 import { elementLines } from '../src/importer/json-lines.js'
 
@@ -176,10 +176,12 @@ describe('prewarm', () => {
     const whole = await view.mapBody(WHOLE_GRID)
     expect(await view.mapBody(WHOLE_GRID)).toBe(whole)
     // the whole grid is slices of the parcels' rows, not a second copy of them: it holds its compressed
-    // forms and a few bytes of its own
+    // forms, its slices' objects and a few bytes of its own
     expect(whole.chunks.length).toBeGreaterThan(301)
     const [gzipped, brotli] = [await whole.encoded('gzip'), await whole.encoded('br')]
-    expect(whole.bytes).toBeLessThan(gzipped.length + brotli.length + 10_000)
+    expect(whole.bytes).toBeLessThan(
+      gzipped.length + brotli.length + whole.chunks.length * SLICE_BYTES + 10_000,
+    )
     const json = whole.toBuffer()
     expect(JSON.parse(json.toString()).data.assets.parcels).toHaveLength(301 * 301)
     expect(gunzipSync(await whole.encoded('gzip')).equals(json)).toBe(true)
@@ -233,6 +235,8 @@ describe('content negotiation and caches', () => {
     expect(lru.get('b')).toBeUndefined()
     expect(lru.get('a')).toBeDefined()
     expect(lru.get('c')).toBeDefined()
+    // the values' bytes and the keys'
+    expect(lru.bytes).toBe(82)
     lru.set('huge', { bytes: 1000 })
     expect(lru.get('huge')).toBeUndefined()
   })

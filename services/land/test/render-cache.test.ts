@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { GRID_SIZE } from '../src/domain/geometry.js'
 import { imageETag, matchesIfNoneMatch } from '../src/render/etag.js'
-import { ImageCache } from '../src/render/image-cache.js'
+import { ENTRY_BYTES, ImageCache } from '../src/render/image-cache.js'
 import { imageKey, MapImageRenderer, normaliseSelection } from '../src/render/image-renderer.js'
 import type { MapSnapshot } from '../src/render/types.js'
 
@@ -9,7 +9,8 @@ const bytes = (n: number, fill = 1) => Buffer.alloc(n, fill)
 
 describe('ImageCache', () => {
   it('evicts the least recently used entries once over its byte bound', () => {
-    const cache = new ImageCache(100)
+    // each entry weighs its image, its one-letter key and ENTRY_BYTES: room for two of these, not three
+    const cache = new ImageCache(2 * (41 + ENTRY_BYTES) + 20)
     cache.retainVersion('v1')
     cache.set('a', bytes(40))
     cache.set('b', bytes(40))
@@ -18,18 +19,26 @@ describe('ImageCache', () => {
     expect(cache.get('b')).toBeUndefined()
     expect(cache.get('a')?.length).toBe(40)
     expect(cache.get('c')?.length).toBe(40)
-    expect(cache.bytes).toBe(80)
+    expect(cache.bytes).toBe(2 * (41 + ENTRY_BYTES))
     expect(cache.size).toBe(2)
   })
 
   it('replaces an entry without counting it twice, and skips entries larger than the bound', () => {
-    const cache = new ImageCache(100)
+    const cache = new ImageCache(100 + ENTRY_BYTES)
     cache.set('a', bytes(60))
     cache.set('a', bytes(30))
-    expect(cache.bytes).toBe(30)
-    cache.set('huge', bytes(101))
+    expect(cache.bytes).toBe(31 + ENTRY_BYTES)
+    cache.set('huge', bytes(97))
     expect(cache.get('huge')).toBeUndefined()
-    expect(cache.bytes).toBe(30)
+    expect(cache.bytes).toBe(31 + ENTRY_BYTES)
+  })
+
+  it('counts the keys: a long key weighs what it holds', () => {
+    const cache = new ImageCache(1000 + ENTRY_BYTES)
+    cache.set('k'.repeat(990), bytes(20))
+    expect(cache.get('k'.repeat(990))).toBeUndefined()
+    cache.set('k'.repeat(500), bytes(20))
+    expect(cache.bytes).toBe(520 + ENTRY_BYTES)
   })
 
   it('drops everything when the data version changes', () => {

@@ -1,4 +1,4 @@
-import { gunzipSync } from 'node:zlib'
+import { brotliDecompressSync, gunzipSync } from 'node:zlib'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CachedBody } from '../src/grid/map-body.js'
@@ -42,8 +42,19 @@ beforeAll(async () => {
       new CachedBody(Buffer.from(JSON.stringify({ ok: true, data: { pad: 'x'.repeat(2000) } }))),
     ),
   )
-  await app.ready()
+  app.get('/slices', (request, reply) => sendCached(request, reply, sliced))
+  await app.listen({ port: 0, host: '127.0.0.1' })
 })
+
+// A body of slices too large to be joined (as the whole grid is): 3 MiB in 1,500 slices of one buffer.
+const rows = Buffer.from(
+  Array.from({ length: 1500 }, (_, i) => `{"row":${i},"pad":"${'y'.repeat(2048)}"}`).join(','),
+)
+const sliceList: Buffer[] = [Buffer.from('{"ok":true,"data":[')]
+for (let at = 0; at < rows.length; at += 2097) sliceList.push(rows.subarray(at, at + 2097))
+sliceList.push(Buffer.from(']}'))
+const sliced = new CachedBody(sliceList, rows.length)
+const slicedBytes = Buffer.concat(sliceList)
 
 afterAll(async () => {
   await app?.close()
@@ -83,5 +94,28 @@ describe("Fastify's reply.send with JSON that is already serialised", () => {
       ok: true,
       data: { pad: 'x'.repeat(2000) },
     })
+  })
+})
+
+describe('a body of slices', () => {
+  it('stays slices, and is sent over a socket byte for byte, with its length', async () => {
+    expect(sliced.chunks.length).toBe(sliceList.length)
+    const response = await fetch(`${app.listeningOrigin}/slices`, {
+      headers: { 'accept-encoding': 'identity' },
+    })
+    expect(response.headers.get('content-length')).toBe(String(slicedBytes.length))
+    expect(Buffer.from(await response.arrayBuffer()).equals(slicedBytes)).toBe(true)
+    const head = await fetch(`${app.listeningOrigin}/slices`, {
+      method: 'HEAD',
+      headers: { 'accept-encoding': 'identity' },
+    })
+    expect(head.status).toBe(200)
+    expect(head.headers.get('content-length')).toBe(String(slicedBytes.length))
+    expect((await head.arrayBuffer()).byteLength).toBe(0)
+  })
+
+  it('is compressed, gzip and br, to the same bytes once decompressed', async () => {
+    expect(gunzipSync(await sliced.encoded('gzip')).equals(slicedBytes)).toBe(true)
+    expect(brotliDecompressSync(await sliced.encoded('br')).equals(slicedBytes)).toBe(true)
   })
 })

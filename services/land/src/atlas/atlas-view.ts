@@ -12,8 +12,8 @@ import {
 } from '../grid/json-rows.js'
 import { ByteLru, CachedBody } from '../grid/map-body.js'
 import type { GridView } from '../grid/view.js'
-import type { Tile, TileField } from '../schemas/atlas.js'
-import { filterKey, pickFields, type TileFilter, tileJson, tilesOfRow, toLegacyTile } from './tiles.js'
+import { TILE_FIELDS, type Tile, type TileField } from '../schemas/atlas.js'
+import { filterKey, pickedJson, type TileFilter, tileJson, tilesOfRow, toLegacyTile } from './tiles.js'
 
 /**
  * How long after the last request for it the atlas of each new grid view is still built ahead (and,
@@ -32,22 +32,30 @@ const HEAD = Buffer.from('{"ok":true,"data":{')
 const TAIL = Buffer.from('}}')
 const WHOLE_GRID: Rect = { minX: GRID_MIN, minY: GRID_MIN, maxX: GRID_MAX, maxY: GRID_MAX }
 
-type TileWriter = (tile: Tile) => string
+/** A tile's JSON in one shape, and the fields it writes (undefined: all of them). */
+interface TileWriter {
+  write: (tile: Tile) => string
+  fields?: ReadonlySet<TileField>
+}
 
-const legacyJson: TileWriter = (tile) => JSON.stringify(toLegacyTile(tile))
+/** The fields the legacy shape has (toLegacyTile): it never shows the update time or the token id. */
+const LEGACY_FIELDS: ReadonlySet<TileField> = new Set(
+  TILE_FIELDS.filter((field) => field !== 'updatedAt' && field !== 'tokenId'),
+)
+
+const v2Json: TileWriter = { write: tileJson }
+const legacyJson: TileWriter = { write: (tile) => JSON.stringify(toLegacyTile(tile)), fields: LEGACY_FIELDS }
 
 function writerOf(shape: TileShape, fields: TileField[] | undefined): TileWriter {
-  if (fields === undefined) return shape === 'v2' ? tileJson : legacyJson
-  if (shape === 'legacy') {
-    const set = new Set(fields)
-    return (tile) => JSON.stringify(toLegacyTile(tile, set))
-  }
-  return (tile) => JSON.stringify(pickFields(tile, fields))
+  if (fields === undefined) return shape === 'v2' ? v2Json : legacyJson
+  const set = new Set(fields)
+  if (shape === 'legacy') return { write: (tile) => JSON.stringify(toLegacyTile(tile, set)), fields: set }
+  return { write: (tile) => pickedJson(tile, fields), fields: set }
 }
 
 /** `"x,y":{…}` for each tile of the row (or of its columns fromX..toX). */
-const rowItems = (view: GridView, y: number, write: TileWriter, fromX?: number, toX?: number) =>
-  tilesOfRow(view, y, fromX, toX).map((tile) => `"${tile.id}":${write(tile)}`)
+const rowItems = (view: GridView, y: number, writer: TileWriter, fromX?: number, toX?: number) =>
+  tilesOfRow(view, y, fromX, toX, writer.fields).map((tile) => `"${tile.id}":${writer.write(tile)}`)
 
 /**
  * Every row of the grid in a shape, south to north, in slices of rows that yield to the event loop;
@@ -115,7 +123,7 @@ export class AtlasView {
   static async build(grid: GridView, previous: AtlasView | undefined, keepRows = true): Promise<AtlasView> {
     const hash = createHash('sha1')
     const rows = keepRows ? new Array<JsonRow>(GRID_SIZE) : undefined
-    await forEachRow(grid, tileJson, (y, items) => {
+    await forEachRow(grid, v2Json, (y, items) => {
       if (rows) {
         const row = jsonRow(items)
         rows[y - GRID_MIN] = row
@@ -176,7 +184,7 @@ export class AtlasView {
   private rowsOf(shape: TileShape): Promise<JsonRow[]> {
     let rows = this.rows[shape]
     if (!rows) {
-      rows = serialiseRows(this.grid, shape === 'v2' ? tileJson : legacyJson)
+      rows = serialiseRows(this.grid, shape === 'v2' ? v2Json : legacyJson)
       rows.catch(() => {
         this.rows[shape] = undefined
       })
@@ -222,9 +230,8 @@ export class AtlasIndex {
     private readonly grid: GridIndex,
     private readonly logger?: GridLogger,
   ) {
-    // Every /v2 answer waits for the current view's atlas (about half a second to build for the whole
-    // grid): while the chain keeps changing land, the first request after each change would wait that
-    // long. So once the atlas is in use, each new view's is built as soon as the view is swapped in, off
+    // Every /v2 answer waits for the current view's atlas (the whole grid serialised): while the chain
+    // keeps changing land, the first request after each change would wait for that. So once the atlas is in use, each new view's is built as soon as the view is swapped in, off
     // the request path.
     this.stopListening = grid.onView((view) => {
       if (this.closed || Date.now() - this.askedAt > BUILD_AHEAD_WHILE_ASKED_MS) return

@@ -8,16 +8,23 @@ const brotliAsync = promisify(brotliCompress)
 
 export type Encoding = 'br' | 'gzip' | 'identity'
 
-/** Bodies up to this size are joined into one buffer: sent in one write, compressed in one call. */
-const JOIN_BELOW_BYTES = 64 * 1024
+/**
+ * Bodies below this size are joined into one buffer, which they then cost in full: sent in one write and
+ * compressed in one call. Larger ones (the whole grid) stay slices of the buffers the index holds anyway.
+ */
+const JOIN_BELOW_BYTES = 1024 * 1024
+
+/** What keeping one slice costs on the JavaScript heap (a Buffer object and its place in the list). */
+export const SLICE_BYTES = 128
 
 const GZIP_OPTIONS = { level: 6 }
 /**
- * A 256 KiB window rather than brotli's default 4 MiB: the JSON repeats itself within a few rows, so the
- * answers are barely larger, compression is about twice as fast, and the zlib thread that compresses a
- * whole-grid answer needs under half the memory (memory a thread's allocator keeps once it has it).
+ * A 2 MiB window rather than brotli's default 4 MiB: the JSON repeats itself within a few rows, so the
+ * answers are barely larger, and the zlib thread that compresses a whole-grid answer needs about a third
+ * less memory (memory a thread's allocator keeps once it has it). A smaller window saves more memory but
+ * makes the answers, which every client downloads, noticeably larger.
  */
-const BROTLI_WINDOW_BITS = 18
+const BROTLI_WINDOW_BITS = 21
 const brotliOptions = (size: number) => ({
   params: {
     [constants.BROTLI_PARAM_QUALITY]: 5,
@@ -27,7 +34,11 @@ const brotliOptions = (size: number) => ({
   },
 })
 
-/** Compresses a body given as slices without joining them first (a joined copy of a large one is what we avoid). */
+/**
+ * Compresses a body given as slices without joining them (a joined copy of a large one is what we avoid).
+ * Only large bodies are slices (smaller ones are joined when made), so the turn of the zlib thread pool
+ * each slice takes is little beside the compression of its kilobytes.
+ */
 async function compressChunks(chunks: readonly Buffer[], encoding: 'br' | 'gzip', size: number) {
   const out: Buffer[] = []
   await pipeline(
@@ -41,10 +52,37 @@ async function compressChunks(chunks: readonly Buffer[], encoding: 'br' | 'gzip'
 }
 
 /**
+ * A body's slices as a stream that hands them all to the response at once when piped. A pipe would hand
+ * them over a socket buffer (16 KiB) at a time, each turn a write of its own: a few hundred system calls
+ * for a whole-grid answer where one writev does. The slices are held in memory anyway, so taking them all
+ * at once copies nothing and holds nothing more; the socket writes them as the client reads.
+ */
+class Slices extends Readable {
+  constructor(private readonly slices: readonly Buffer[]) {
+    super()
+  }
+
+  /** Read rather than piped (a HEAD request's answer is drained so): the slices, in order. */
+  override _read(): void {
+    for (const slice of this.slices) this.push(slice)
+    this.push(null)
+  }
+
+  override pipe<T extends NodeJS.WritableStream>(destination: T, options?: { end?: boolean }): T {
+    for (const slice of this.slices) destination.write(slice)
+    if (options?.end !== false) destination.end()
+    // ended, for whoever waits on this stream's end (Fastify does)
+    this.push(null)
+    this.resume()
+    return destination
+  }
+}
+
+/**
  * One serialised answer kept in memory with its compressed forms, each made once (on the zlib thread
  * pool, off the event loop) the first time a client asks for it. A large answer is a list of slices of
  * buffers the index holds anyway (the rows of every parcel's JSON), so keeping it costs only its own
- * few bytes (head, tail) and its compressed forms.
+ * few bytes (head, tail), its slices' objects and its compressed forms.
  */
 export class CachedBody {
   private readonly compressed = new Map<Encoding, Promise<Buffer>>()
@@ -66,7 +104,7 @@ export class CachedBody {
       this.ownBytes = size
     } else {
       this.chunks = chunks
-      this.ownBytes = size - shared
+      this.ownBytes = size - shared + (chunks.length > 1 ? chunks.length * SLICE_BYTES : 0)
     }
   }
 
@@ -92,7 +130,7 @@ export class CachedBody {
 
   /** The uncompressed answer as a stream of its slices (no copy). */
   stream(): Readable {
-    return Readable.from(this.chunks, { objectMode: false })
+    return new Slices(this.chunks)
   }
 
   encoded(encoding: 'br' | 'gzip'): Promise<Buffer> {
@@ -147,7 +185,7 @@ export function negotiateEncoding(header: string | undefined): Encoding {
 }
 
 /**
- * A small LRU bounded by the total of its values' `bytes`. A value that can grow (`watch`) is re-counted
+ * A small LRU bounded by the total of its values' `bytes` and its keys' lengths. A value that can grow (`watch`) is re-counted
  * when it does, and the oldest entries leave until the total fits again.
  */
 export class ByteLru<V extends { bytes: number; watch?: (listener: () => void) => void }> {
@@ -171,14 +209,14 @@ export class ByteLru<V extends { bytes: number; watch?: (listener: () => void) =
 
   set(key: string, value: V): void {
     this.delete(key)
-    if (value.bytes > this.maxBytes) return
-    const entry = { value, weight: value.bytes }
+    if (value.bytes + key.length > this.maxBytes) return
+    const entry = { value, weight: value.bytes + key.length }
     this.entries.set(key, entry)
     this.total += entry.weight
     value.watch?.(() => {
       if (this.entries.get(key) !== entry) return
-      this.total += value.bytes - entry.weight
-      entry.weight = value.bytes
+      this.total += value.bytes + key.length - entry.weight
+      entry.weight = value.bytes + key.length
       if (entry.weight > this.maxBytes) this.delete(key)
       this.evict()
     })

@@ -31,7 +31,7 @@ const MAP_HEAD = Buffer.from(okJson('{"assets":{"parcels":[').slice(0, -1))
  * hundred objects, off the V8 heap (one cached string per parcel nearly doubled the heap the garbage
  * collector walks). A parcel's answer is its slice in an envelope, and a `/map` rectangle is one slice per
  * row, so the whole-grid `/map` costs no second copy. By rows so that a later view shares the rows nothing
- * changed in, by reference: copying the grid's JSON for every block would cost a large part of a second.
+ * changed in, by reference: copying the grid's JSON for every block would be more work than the block.
  */
 class ParcelAnswers {
   /** rows[r] holds the cells of y = r + GRID_MIN. */

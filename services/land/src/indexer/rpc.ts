@@ -36,8 +36,8 @@ const MAX_BATCH_BYTES = 1_000_000
 /**
  * JSON-RPC over fetch, with a timeout on each request: single calls and batches (one request, answered in
  * order by the node: the order transactions are sent in is the order of the block). Used by the indexer and
- * by the chain demo; ethers' provider decodes large answers several times slower and is not needed for the
- * few calls made.
+ * by the chain demo; ethers' provider does much more work to decode a large answer, and nothing of it is
+ * needed for the few calls made.
  */
 export class Rpc {
   private id = 0

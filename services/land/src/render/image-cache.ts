@@ -1,5 +1,11 @@
+/** What an entry costs beside its image and its key: the Buffer object and the map's entry. */
+export const ENTRY_BYTES = 128
+
+/** An entry's weight against the bound: its image, its key (a long selection makes a long key) and the rest. */
+const weightOf = (key: string, value: Buffer) => value.byteLength + key.length + ENTRY_BYTES
+
 /**
- * Rendered PNGs, least recently used first out, bounded by their total size in bytes.
+ * Rendered PNGs, least recently used first out, bounded by their total size in bytes (keys included).
  * Keys carry the snapshot version, so a new version simply stops hitting the old entries;
  * `retainVersion` drops them at once rather than waiting for them to age out.
  */
@@ -33,14 +39,14 @@ export class ImageCache {
   }
 
   set(key: string, value: Buffer): void {
-    if (value.byteLength > this.maxBytes) return
+    if (weightOf(key, value) > this.maxBytes) return
     this.delete(key)
     this.entries.set(key, value)
-    this.totalBytes += value.byteLength
+    this.totalBytes += weightOf(key, value)
     for (const [oldest, buffer] of this.entries) {
       if (this.totalBytes <= this.maxBytes) break
       this.entries.delete(oldest)
-      this.totalBytes -= buffer.byteLength
+      this.totalBytes -= weightOf(oldest, buffer)
     }
   }
 
@@ -56,6 +62,6 @@ export class ImageCache {
     const old = this.entries.get(key)
     if (old === undefined) return
     this.entries.delete(key)
-    this.totalBytes -= old.byteLength
+    this.totalBytes -= weightOf(key, old)
   }
 }

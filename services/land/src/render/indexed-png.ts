@@ -7,8 +7,8 @@ const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
 const COLOR_TYPE_INDEXED = 3
 
 /**
- * Level 6 (zlib's default) on long runs of one palette index costs little more than level 1 and keeps
- * the images as small as the RGBA encoder made them.
+ * Level 6 (zlib's default): on long runs of one palette index it does little more work than level 1,
+ * and keeps the images as small as the RGBA encoder made them.
  */
 const DEFLATE_LEVEL = 6
 

@@ -5,8 +5,8 @@ import { tooManyParcels } from '../errors.js'
 export const MAX_PARCELS = 15_000
 
 /**
- * Pixels one image may have: the renderer holds about two bytes per pixel while it draws and encodes (the
- * palette indices, then the PNG's filtered rows), so this caps one render's memory at about 8 MiB.
+ * Pixels one image may have: the renderer draws straight into the PNG's rows, one byte per pixel (and one
+ * per row), so this caps one render's image at about 4 MiB, beside the compressor's state and the PNG.
  * 2048 × 2048, the land API's own largest image.
  */
 export const MAX_PIXELS = 2048 * 2048
