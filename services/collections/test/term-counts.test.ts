@@ -115,7 +115,7 @@ describe('a common term kept by the writes', () => {
       })
       const keeping = terms.map(async (term, i) => {
         await new Promise((resolve) => setTimeout(resolve, i * 3))
-        return keepTermCount(h.db.sql, term)
+        return keepTermCount(h.db.sql, term, { retry: true })
       })
       const statuses = (await Promise.all(writes)).map((r) => r.statusCode)
       expect(statuses.every((s) => s === 204)).toBe(true)

@@ -4,11 +4,14 @@
 --
 -- A term is kept from the first search that counts at least KEEP_FROM matches (src/db/term-counts.ts):
 -- collection_term_counts_keep counts it once, and from then on the writes to collections keep it. The
--- table starts empty: this migration only creates it, its functions and triggers (no backfill, no scan).
+-- tables start empty: this migration only creates them, their functions and triggers (no backfill, no scan).
 --
 -- What is counted is exactly what a search counts in collection_name_suffixes: a collection whose
 -- lower-cased name has the term at one of its first char_length(name) positions (a suffix starting with
 -- the term, repeats left out), once.
+create table collection_terms (
+  term text collate "C" primary key
+);
 create table collection_term_counts (
   term text collate "C" not null,
   is_published boolean not null,
@@ -17,23 +20,22 @@ create table collection_term_counts (
   primary key (term, is_published, is_standard)
 );
 
--- Whether a collection's name holds the term where collection_name_suffixes would find it.
-create function collection_name_holds(name text, term text) returns boolean
-language sql immutable strict parallel safe
-return strpos(lower(name) collate "C", term collate "C") between 1 and char_length(name);
-
 -- The statement's changes summed per kept term and key, applied in key order after collection_counts'
 -- (statement triggers fire in name order), so that two writers take the rows in one order and never
--- deadlock. The kept terms are few (at most KEPT_TERMS_MAX): each written row is compared with each.
--- Each branch reads only the transition tables its own event declares.
+-- deadlock. Each written name is compared with every kept term (collection_terms: one row each, never
+-- updated, so the list stays small however often the counts change; at most KEPT_TERMS_MAX of them): a
+-- term counts where collection_name_suffixes would find it, at one of the name's first char_length(name)
+-- positions. Each branch reads only the transition tables its own event declares.
 create function collection_term_counts_track() returns trigger language plpgsql as $$
 declare
   change record;
 begin
   if TG_OP = 'INSERT' then
     for change in
-      select t.term, w.is_published, w.third_party_id is null as is_standard, count(*) as delta
-      from new_rows w join (select distinct term from collection_term_counts) t on collection_name_holds(w.name, t.term)
+      select t.term, w.is_published, w.is_standard, count(*) as delta
+      from (select lower(name) collate "C" as lowered, char_length(name) as length, is_published,
+                   third_party_id is null as is_standard from new_rows) as w
+      join collection_terms t on strpos(w.lowered, t.term) between 1 and w.length
       group by 1, 2, 3 order by 1, 2, 3
     loop
       update collection_term_counts set n = n + change.delta
@@ -41,8 +43,10 @@ begin
     end loop;
   elsif TG_OP = 'DELETE' then
     for change in
-      select t.term, w.is_published, w.third_party_id is null as is_standard, -count(*) as delta
-      from old_rows w join (select distinct term from collection_term_counts) t on collection_name_holds(w.name, t.term)
+      select t.term, w.is_published, w.is_standard, -count(*) as delta
+      from (select lower(name) collate "C" as lowered, char_length(name) as length, is_published,
+                   third_party_id is null as is_standard from old_rows) as w
+      join collection_terms t on strpos(w.lowered, t.term) between 1 and w.length
       group by 1, 2, 3 order by 1, 2, 3
     loop
       update collection_term_counts set n = n + change.delta
@@ -50,8 +54,7 @@ begin
     end loop;
   else
     for change in
-      select t.term, w.is_published, w.is_standard, sum(w.delta) as delta
-      from (
+      with changed as (
         -- the rows whose name, publication or kind changed (an update of the lock or the review: none)
         select n.name, n.is_published, n.third_party_id is null as is_standard, 1 as delta
         from new_rows n left join old_rows o on o.id = n.id
@@ -62,7 +65,11 @@ begin
         from old_rows o left join new_rows n on n.id = o.id
         where n.id is null or o.name is distinct from n.name or o.is_published is distinct from n.is_published
           or (o.third_party_id is null) is distinct from (n.third_party_id is null)
-      ) as w join (select distinct term from collection_term_counts) t on collection_name_holds(w.name, t.term)
+      )
+      select t.term, w.is_published, w.is_standard, sum(w.delta) as delta
+      from (select lower(name) collate "C" as lowered, char_length(name) as length, is_published, is_standard,
+                   delta from changed) as w
+      join collection_terms t on strpos(w.lowered, t.term) between 1 and w.length
       group by 1, 2, 3 having sum(w.delta) <> 0 order by 1, 2, 3
     loop
       update collection_term_counts set n = n + change.delta
@@ -107,13 +114,14 @@ language plpgsql set lock_timeout = '100ms' as $$
 declare
   t text collate "C" := lower(q);
 begin
-  if exists (select 1 from collection_term_counts where term = t) then
+  if exists (select 1 from collection_terms where term = t) then
     return true;
   end if;
-  if (select count(distinct term) from collection_term_counts) >= most then
+  if (select count(*) from collection_terms) >= most then
     return false;
   end if;
   lock table collections in share mode;
+  insert into collection_terms (term) values (t) on conflict do nothing;
   insert into collection_term_counts (term, is_published, is_standard, n)
   select t, p, k, (select count(*) from collection_name_suffixes s
                    where s.suffix >= t and s.suffix < collection_name_prefix_end(t)
