@@ -254,7 +254,9 @@ it('adds the kept term counts to a populated table without waiting for its reade
     }
     const [table] = await before.sql<{ n: number }[]>`select count(*)::int as n from collection_term_counts`
     expect(table!.n).toBe(0)
-    const [kept] = await before.sql<{ kept: boolean }[]>`select collection_term_counts_keep('Racer', 10) as kept`
+    const [kept] = await before.sql<
+      { kept: boolean }[]
+    >`select collection_term_counts_keep('Racer', 10) as kept`
     expect(kept!.kept).toBe(true)
     await before.sql`update collections set name = 'racer ' || name where name like '%5'`
     await before.sql`delete from collections where name like '%Racer%7'`

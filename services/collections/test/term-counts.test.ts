@@ -69,9 +69,7 @@ describe('a common term kept by the writes', () => {
       call(h.app, owner, 'PUT', `/v1/collections/${id}`, { id, name }).then((r) => r.statusCode)
     expect(await rename(made[0]!, uniqueName('Tiger'))).toBe(204) // still holds it
     expect(await rename(made[1]!, `Potato ${randomUUID().slice(0, 8).replace(/e/g, 'a')}`)).toBe(204)
-    expect(
-      (await call(h.app, owner, 'DELETE', `/v1/collections/${made[2]}`)).statusCode,
-    ).toBe(204)
+    expect((await call(h.app, owner, 'DELETE', `/v1/collections/${made[2]}`)).statusCode).toBe(204)
     expect((await list(`q=${COMMON}`)).pagination.total).toBe(before + 2)
     const { kept, counted } = await keptAndCountedTerms(h.db.sql)
     expect(kept).toEqual(counted)
@@ -83,7 +81,9 @@ describe('a common term kept by the writes', () => {
     const owners = await Promise.all(Array.from({ length: 4 }, () => createIdentity()))
     for (let round = 0; round < 5; round++) {
       // a word of its own each round, kept (with its prefixes) while the writes run
-      const word = `qx${round}${randomUUID().slice(0, 4).replace(/[^a-z]/g, 'k')}`
+      const word = `qx${round}${randomUUID()
+        .slice(0, 4)
+        .replace(/[^a-z]/g, 'k')}`
       const terms = [word, word.slice(0, 4), word.slice(1, 5)]
       const named = (i: number) => `${i % 2 === 0 ? word.toUpperCase() : word} Item ${round}-${i}`
       const ids = await Promise.all(
@@ -110,7 +110,9 @@ describe('a common term kept by the writes', () => {
             // within the terms: the count stays
             return [call(h.app, owner, 'PUT', `/v1/collections/${id}`, { id, name: `${named(i)} renamed` })]
           default:
-            return [call(h.app, owner, 'PUT', `/v1/collections/${id}`, { id, name: `the ${word} renamed ${i}` })]
+            return [
+              call(h.app, owner, 'PUT', `/v1/collections/${id}`, { id, name: `the ${word} renamed ${i}` }),
+            ]
         }
       })
       const keeping = terms.map(async (term, i) => {

@@ -26,7 +26,11 @@ const notKept = new LRUCache<string, true>({ max: 10_000, ttl: RETRY_AFTER_MS })
  * and a search after RETRY_AFTER_MS tries again. Resolves to whether the term is kept. `sql` must not be a
  * transaction: the lock would last as long as it.
  */
-export function keepTermCount(sql: Queryable, q: string, options: { retry?: boolean } = {}): Promise<boolean> {
+export function keepTermCount(
+  sql: Queryable,
+  q: string,
+  options: { retry?: boolean } = {},
+): Promise<boolean> {
   const underWay = starting.get(q)
   if (underWay !== undefined) return underWay
   if (!options.retry && notKept.has(q)) return Promise.resolve(false)
