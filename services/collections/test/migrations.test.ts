@@ -90,7 +90,7 @@ describe('the generic plans the service runs', () => {
   }
   const walksCreatedAt = /Index Scan (Backward )?using collections_(published_)?created_at/
 
-  it('reads a search's total kept or counts it in the suffix index alone, and reads its page by one of two ways the total decides', async () => {
+  it("reads a search's total kept or counts it in the suffix index alone, and reads its page by one of two ways the total decides", async () => {
     for (const filter of [{}, { isPublished: true }, { isPublished: false }, { standardOnly: true }]) {
       const text = await plan({ q: 'Samurai', ...filter })
       // the count, and the rare term's page: ranges of the suffix index, no row visited
