@@ -107,7 +107,9 @@ create trigger collection_term_counts_truncate after truncate on collections
 -- with a snapshot taken after the lock, at read committed) sees every write made before, and every write
 -- after sees the term (each statement of a trigger takes its own snapshot at read committed, the level of
 -- every write of the service). The lock is given up after lock_timeout rather than queue the writes behind
--- a long transaction: the term is then kept on a later search. The suffixes of every collection are there:
+-- a long transaction: the term is then kept on a later search. Being shorter than deadlock_timeout, it also
+-- ends any wait cycle through this lock (a writer waiting behind it holding a row another writer waits
+-- for) with this attempt, not with a write. The suffixes of every collection are there:
 -- the migrations run in order, and this one after the backfill of 00008 has finished.
 create function collection_term_counts_keep(q text, most int) returns boolean
 language plpgsql set lock_timeout = '100ms' as $$
