@@ -1,7 +1,7 @@
 import { migrate } from '@genesis/common'
 import { createTestDatabase, requireRealPostgres, type TestDatabase } from '@genesis/common/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { KEEP_FROM, keepTermCount } from '../src/db/term-counts.js'
+import { KEEP_FROM, KEPT_TERMS_MAX, keepTermCount } from '../src/db/term-counts.js'
 import { migrationsDir } from '../src/paths.js'
 import { keptAndCountedTerms } from './counts.js'
 import { call, createCollection, createIdentity, randomUUID, uniqueName, useHarness } from './helpers.js'
@@ -160,6 +160,20 @@ describe('collection_term_counts under every kind of write', () => {
     const kept = await exact()
     expect(kept.map((k) => k.term)).toEqual([...Array(4).fill('ninja'), ...Array(4).fill('racer')])
     expect(kept.reduce((n, k) => n + k.n, 0)).toBeGreaterThan(0)
+  })
+
+  it('keeps no term past the bound, and does not ask again for a term it could not keep for a while', async () => {
+    const fillers = Array.from({ length: KEPT_TERMS_MAX }, (_, i) => `filler ${i}`)
+    await db.sql`insert into collection_terms (term) select unnest(${fillers}::text[])`
+    try {
+      expect(await keepTermCount(db.sql, 'wizard')).toBe(false)
+    } finally {
+      await db.sql`delete from collection_terms where term like 'filler %'`
+    }
+    // room again, but the searches of the next minute do not ask
+    expect(await keepTermCount(db.sql, 'wizard')).toBe(false)
+    expect(await keepTermCount(db.sql, 'wizard', { retry: true })).toBe(true)
+    await exact()
   })
 
   it('follows bulk inserts, third-party collections, publications, renames, other updates, deletes and truncation', async () => {
