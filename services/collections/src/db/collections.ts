@@ -370,7 +370,8 @@ async function countWhere(sql: Queryable, filter: CollectionFilter): Promise<Tot
 
 /**
  * The list's total, from its first row or counted. A search that counted at least KEEP_FROM matches
- * starts keeping its term's count in the background, so that the next ones read it.
+ * starts keeping its term's count in the background (on `sql`, which the lists get as the pool), so that
+ * the next ones read it.
  */
 async function totalOf(sql: Queryable, filter: CollectionFilter, rows: readonly Total[]): Promise<number> {
   const { total, kept } = rows[0] ?? (await countWhere(sql, filter))

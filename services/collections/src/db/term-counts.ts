@@ -23,8 +23,8 @@ const notKept = new LRUCache<string, true>({ max: 10_000, ttl: RETRY_AFTER_MS })
  * Starts keeping the count of collections whose name contains `q` (collection_term_counts_keep), in a
  * statement of its own: its transaction holds a SHARE lock on collections while it counts, and waits at
  * most lock_timeout for it. Never rejects: an attempt that fails leaves the term counted by each search,
- * and a search after RETRY_AFTER_MS tries again. Resolves to whether the term is kept. `sql` must not be a
- * transaction: the lock would last as long as it.
+ * and a search after RETRY_AFTER_MS tries again (`retry`: at once). Resolves to whether the term is kept.
+ * `sql` must not be a transaction: the lock would last as long as it.
  */
 export function keepTermCount(
   sql: Queryable,
