@@ -43,3 +43,27 @@ export async function keptAndCountedByReview(
     order by 1, 2, 3, 4, 5`
   return { kept, counted }
 }
+
+export interface TermCountRow extends CountRow {
+  term: string
+}
+
+/**
+ * What `collection_term_counts` holds for every kept term, and what counting the collections whose
+ * lower-cased name contains it gives, in the same shape.
+ */
+export async function keptAndCountedTerms(
+  sql: Sql,
+): Promise<{ kept: TermCountRow[]; counted: TermCountRow[] }> {
+  const kept = await sql<TermCountRow[]>`
+    select term, is_published, is_standard, n::int as n from collection_term_counts order by 1, 2, 3`
+  const counted = await sql<TermCountRow[]>`
+    select t.term, p as is_published, s as is_standard,
+           (select count(*)::int from collections c
+            where strpos(lower(c.name) collate "C", t.term) > 0 and c.is_published = p
+              and (c.third_party_id is null) = s) as n
+    from (select distinct term from collection_term_counts) as t,
+         (values (false), (true)) as publication (p), (values (false), (true)) as kind (s)
+    order by 1, 2, 3`
+  return { kept, counted }
+}

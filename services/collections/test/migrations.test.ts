@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs'
 import { cp, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -8,7 +9,7 @@ import { type CollectionFilter, listQuery } from '../src/db/collections.js'
 import { pendingCurationsQuery } from '../src/db/reviews.js'
 import { COLLECTIONS_DB_SETTINGS } from '../src/db/settings.js'
 import { migrationsDir } from '../src/paths.js'
-import { keptAndCounted, keptAndCountedByReview } from './counts.js'
+import { keptAndCounted, keptAndCountedByReview, keptAndCountedTerms } from './counts.js'
 import { seedCollections } from './seed.js'
 
 let db: TestDatabase
@@ -89,7 +90,7 @@ describe('the generic plans the service runs', () => {
   }
   const walksCreatedAt = /Index Scan (Backward )?using collections_(published_)?created_at/
 
-  it('counts a search in the suffix index alone, and reads its page by one of two ways the count decides', async () => {
+  it("reads a search's total kept or counts it in the suffix index alone, and reads its page by one of two ways the total decides", async () => {
     for (const filter of [{}, { isPublished: true }, { isPublished: false }, { standardOnly: true }]) {
       const text = await plan({ q: 'Samurai', ...filter })
       // the count, and the rare term's page: ranges of the suffix index, no row visited
@@ -101,6 +102,8 @@ describe('the generic plans the service runs', () => {
       expect(text).not.toContain('Seq Scan on collection_name_suffixes')
       // the page's rows only are read from collections, by key
       expect(text).toContain('Index Scan using collections_pkey')
+      // a kept term's total: its keys in collection_term_counts
+      expect(text).toContain('collection_term_counts_pkey')
     }
     // deeper pages by the cursor: the same range, then the rows after the cursor's
     const query = listQuery(
@@ -226,6 +229,42 @@ it('fills the name suffixes of the collections already there, then follows inser
     expect(gin!.index).toBeNull()
   } finally {
     await rm(upTo5, { recursive: true, force: true })
+    await before.drop()
+  }
+})
+
+it('adds the kept term counts to a populated table without waiting for its readers, then keeps terms exactly', async () => {
+  const before = await createTestDatabase()
+  const upTo8 = await mkdtemp(join(tmpdir(), 'collections-migrations-'))
+  try {
+    for (const entry of readdirSync(migrationsDir).filter((e) => e < '00009')) {
+      await cp(join(migrationsDir, entry), join(upTo8, entry), { recursive: true })
+    }
+    await migrate(before.sql, upTo8)
+    await seedCollections(before.sql, 3_000)
+    // a long read of collections stays open through the migration: nothing in it waits for one
+    const reader = await before.sql.reserve()
+    try {
+      await reader`begin`
+      await reader`select count(*) from collections`
+      await migrate(before.sql, migrationsDir)
+      await reader`commit`
+    } finally {
+      reader.release()
+    }
+    const [table] = await before.sql<{ n: number }[]>`select count(*)::int as n from collection_term_counts`
+    expect(table!.n).toBe(0)
+    const [kept] = await before.sql<
+      { kept: boolean }[]
+    >`select collection_term_counts_keep('Racer', 10) as kept`
+    expect(kept!.kept).toBe(true)
+    await before.sql`update collections set name = 'racer ' || name where name like '%5'`
+    await before.sql`delete from collections where name like '%Racer%7'`
+    const terms = await keptAndCountedTerms(before.sql)
+    expect(terms.kept).toEqual(terms.counted)
+    expect(terms.kept.reduce((n, k) => n + k.n, 0)).toBeGreaterThan(100)
+  } finally {
+    await rm(upTo8, { recursive: true, force: true })
     await before.drop()
   }
 })

@@ -1,4 +1,5 @@
 import type { Queryable } from '@genesis/common'
+import { KEEP_FROM, keepTermCount } from './term-counts.js'
 import { isoTimestamp } from './timestamps.js'
 
 /** A collection's own fields: what a list reads. */
@@ -201,11 +202,26 @@ const suffixRange = (q: string) => [
   `s.repeats < (select char_length(lower(${q})))`,
 ]
 
-/** Publication and kind, which collection_name_suffixes keeps beside each suffix. */
-const suffixFlags = (filter: CollectionFilter) => [
-  ...(filter.isPublished === undefined ? [] : [filter.isPublished ? 's.is_published' : 'not s.is_published']),
-  ...(filter.standardOnly ? ['s.is_standard'] : []),
+/** Publication and kind, which collection_name_suffixes keeps beside each suffix (collection_term_counts too). */
+const suffixFlags = (filter: CollectionFilter, prefix: 's.' | 'k.' = 's.') => [
+  ...(filter.isPublished === undefined
+    ? []
+    : [filter.isPublished ? `${prefix}is_published` : `not ${prefix}is_published`]),
+  ...(filter.standardOnly ? [`${prefix}is_standard`] : []),
 ]
+
+/**
+ * A search's total and whether it was kept: from collection_term_counts when the term is kept there (its
+ * four keys, summed over the filter's), else counted in the suffix index (an index-only range, one entry
+ * per match). The count is an InitPlan that COALESCE evaluates only when the kept sum is null.
+ */
+function searchTotal(term: string, filter: CollectionFilter): string {
+  const keptWhere = [`k.term = lower(${term}) collate "C"`, ...suffixFlags(filter, 'k.')].join(' and ')
+  const range = [...suffixRange(term), ...suffixFlags(filter)].join(' and ')
+  return `select coalesce(kept.n, (select count(*)::int from collection_name_suffixes s where ${range})) as n,
+      kept.n is not null as kept
+    from (select sum(k.n)::int as n from collection_term_counts k where ${keptWhere}) as kept`
+}
 
 /**
  * The matches of a narrowed filter other than a plain search (a member, or a search with a review
@@ -247,7 +263,9 @@ const afterCondition = (statement: Statement, after: Position, createdAt: string
  *   created_at newest first, looking at each name, until the page is full; the rows walked are about the
  *   page's depth × collections / matches, whatever the number of matches;
  * - otherwise, the newest of the matches in the suffix range, sorted.
- * Its cost is the count's (an index-only range) plus at most the smaller of the two.
+ * Its cost is the total's plus at most the smaller of the two. The total of a common term is kept
+ * (collection_term_counts, see `searchTotal` and src/db/term-counts.ts): four rows read whatever the
+ * number of matches; a term not kept is counted, an index-only range of its matches.
  */
 function searchQuery(q: string, filter: CollectionFilter, page: Page, columns: string) {
   const statement = new Statement()
@@ -261,9 +279,7 @@ function searchQuery(q: string, filter: CollectionFilter, page: Page, columns: s
     : 'true'
   const walking = `(select n from total)::float8 * (select n from total) > (${limit} + ${offset})::float8 * (${keptCount(filter)})`
   const walkFlags = flagConditions(filter, 'c.')
-  const text = `with total as materialized (
-      select count(*)::int as n from collection_name_suffixes s where ${range}
-    ), walked as materialized (
+  const text = `with total as materialized (${searchTotal(term, filter)}), walked as materialized (
       select c.id, c.created_at from collections c
       where ${walking} and ${[...walkFlags, `strpos(lower(c.name), (select lower(${term}))) > 0`, walkAfter].join(' and ')}
       order by c.created_at desc, c.id limit ${limit} offset ${offset}
@@ -272,7 +288,8 @@ function searchQuery(q: string, filter: CollectionFilter, page: Page, columns: s
       where not (${walking}) and ${range} and ${rangeAfter}
       order by s.created_at desc, s.collection_id limit ${limit} offset ${offset}
     ), page as (select id, created_at from walked union all select id, created_at from ranged)
-    select ${columns}, ${POSITION}, (select n from total) as total from page join collections c on c.id = page.id
+    select ${columns}, ${POSITION}, (select n from total) as total, (select kept from total) as kept
+    from page join collections c on c.id = page.id
     order by page.created_at desc, page.id`
   return { text, params: statement.params }
 }
@@ -332,30 +349,39 @@ function keptCount(filter: CollectionFilter): string {
 const prepared = <T extends object>(sql: Queryable, text: string, params: Parameter[]) =>
   sql.unsafe<T[]>(text, params, { prepare: true })
 
+/** A list's total, and for a search whether it came from a kept count (other lists: undefined). */
+interface Total {
+  total: number
+  kept?: boolean | undefined
+}
+
 /** The total when the page itself cannot tell it: past the last match. */
-async function countWhere(sql: Queryable, filter: CollectionFilter): Promise<number> {
+async function countWhere(sql: Queryable, filter: CollectionFilter): Promise<Total> {
   const statement = new Statement()
   const text =
     filter.q !== undefined && !needsCollections(filter)
-      ? `select count(*)::int as total from collection_name_suffixes s
-         where ${[...suffixRange(statement.param(filter.q)), ...suffixFlags(filter)].join(' and ')}`
+      ? `select n as total, kept from (${searchTotal(statement.param(filter.q), filter)}) as total`
       : isNarrowed(filter)
         ? `select count(*)::int as total from (${matchesOf(filter, statement)}) as matched`
         : `select (${keptCount(filter)}) as total`
-  const [row] = await prepared<{ total: number }>(sql, text, statement.params)
-  return row?.total ?? 0
+  const [row] = await prepared<Total>(sql, text, statement.params)
+  return row ?? { total: 0 }
 }
 
-const totalOf = async (
-  sql: Queryable,
-  filter: CollectionFilter,
-  rows: readonly { total: number }[],
-): Promise<number> => rows[0]?.total ?? countWhere(sql, filter)
+/**
+ * The list's total, from its first row or counted. A search that counted at least KEEP_FROM matches
+ * starts keeping its term's count in the background (on `sql`, which the lists get as the pool), so that
+ * the next ones read it.
+ */
+async function totalOf(sql: Queryable, filter: CollectionFilter, rows: readonly Total[]): Promise<number> {
+  const { total, kept } = rows[0] ?? (await countWhere(sql, filter))
+  if (kept === false && total >= KEEP_FROM && filter.q !== undefined) void keepTermCount(sql, filter.q)
+  return total
+}
 
 /** What a list row carries besides the collection: its position in the order, and the list's total. */
-interface Listed {
+interface Listed extends Total {
   position_at: string
-  total: number
 }
 
 export interface ListedPage<T> {
@@ -395,7 +421,7 @@ export async function listContractAddresses(
 ): Promise<{ addresses: string[]; total: number }> {
   const standard = { ...filter, standardOnly: true }
   const query = listQuery(standard, page, `c.id, ${CONTRACT_ADDRESS}`)
-  const rows = await prepared<{ contract_address: string; total: number }>(sql, query.text, query.params)
+  const rows = await prepared<{ contract_address: string } & Total>(sql, query.text, query.params)
   return {
     addresses: rows.map((r) => r.contract_address),
     total: await totalOf(sql, standard, rows),
