@@ -34,7 +34,7 @@ export const configSchema = Type.Composite([
     CLAIMS_CREATE_BATCH_MAX: Type.Integer({
       minimum: 1,
       maximum: 1000,
-      default: 64,
+      default: 24,
       description: 'Concurrent creates written in one statement at most (1: each create alone)',
     }),
   }),

@@ -17,7 +17,7 @@ function gate() {
 }
 
 describe('createBatcher', () => {
-  it('runs a lone item through `one`, and items that wait meanwhile in one `many`, each given its own result', async () => {
+  it('runs a lone item through `one`, and the items that wait for it in one `many`, each given its own result', async () => {
     const calls: string[] = []
     const first = gate()
     const batcher = createBatcher<number, number>({
@@ -33,10 +33,32 @@ describe('createBatcher', () => {
         return ns.map((n) => n * 10)
       },
     })
-    const results = Promise.all([1, 2, 3, 4].map((n) => batcher.run(n)))
+    const lone = batcher.run(1)
+    // the next turn of the event loop: the batcher has sent it
+    await new Promise((resolve) => setImmediate(resolve))
+    const waiting = Promise.all([2, 3, 4].map((n) => batcher.run(n)))
     first.open()
-    expect(await results).toEqual([10, 20, 30, 40])
+    expect([await lone, ...(await waiting)]).toEqual([10, 20, 30, 40])
     expect(calls).toEqual(['one 1', 'many 2,3,4'])
+  })
+
+  it('sends the items of one turn of the event loop together', async () => {
+    const calls: number[][] = []
+    const batcher = createBatcher<number, number>({
+      maxItems: 10,
+      maxInFlight: 2,
+      one: async (n) => {
+        calls.push([n])
+        return n
+      },
+      many: async (ns) => {
+        calls.push(ns)
+        return ns
+      },
+    })
+    expect(await Promise.all([1, 2, 3].map((n) => batcher.run(n)))).toEqual([1, 2, 3])
+    expect(await batcher.run(4)).toBe(4)
+    expect(calls).toEqual([[1, 2, 3], [4]])
   })
 
   it('takes at most maxItems an item, and no more than maxInFlight batches at once', async () => {
@@ -91,7 +113,7 @@ describe('createBatcher', () => {
     const results = Promise.all(['x0', 'a1', 'b1', 'a2', 'c1', 'a3'].map((item) => batcher.run(item)))
     first.open()
     expect(await results).toEqual(['x0', 'a1', 'b1', 'a2', 'c1', 'a3'])
-    expect(batches).toEqual([['x0'], ['a1', 'b1', 'c1'], ['a2'], ['a3']])
+    expect(batches).toEqual([['x0', 'a1', 'b1', 'c1'], ['a2'], ['a3']])
   })
 
   it('runs each item of a failed batch alone: a failing item fails alone, the others get their results', async () => {

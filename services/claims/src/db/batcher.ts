@@ -14,9 +14,11 @@
  *   its own;
  * - a batch of one item runs through `one`: a lone request does exactly what it did unbatched.
  *
- * When to flush: at once while fewer than `maxInFlight` batches are running; otherwise the items wait for
- * one to end, and the next batch takes up to `maxItems` of them. Under light load every call goes alone
- * without waiting; under load the batches grow with the queue (group commit).
+ * When to flush: on the event loop's next turn, so that the calls made in one turn (requests whose reads
+ * answered together) go together, while fewer than `maxInFlight` batches are running; otherwise the items
+ * wait for one to end, and the next batch takes up to `maxItems` of them. Under light load a call goes
+ * alone after one turn; under load the batches grow with the queue (group commit). More than one batch
+ * may run, so that one slow statement (a lock waited for) does not hold every other call.
  */
 export interface BatcherOptions<In, Out> {
   /** The statement for several items: one result per item, in the items' order. */
@@ -93,11 +95,22 @@ export function createBatcher<In, Out>(options: BatcherOptions<In, Out>): Batche
     }
   }
 
+  let scheduled = false
+  // flush once per turn, after every call of the turn has joined the queue
+  const schedule = () => {
+    if (scheduled) return
+    scheduled = true
+    setImmediate(() => {
+      scheduled = false
+      flush()
+    })
+  }
+
   return {
     run: (item) =>
       new Promise<Out>((resolve, reject) => {
         queue.push({ item, resolve, reject })
-        flush()
+        schedule()
       }),
   }
 }

@@ -17,7 +17,7 @@ export interface CreateBatches {
 }
 
 export interface CreateBatchesOptions {
-  /** Creates of one statement at most (default 64). */
+  /** Creates of one statement at most (default 24). */
   maxItems?: number
   /** Statements of each kind running at once at most (default 2, of the pool's connections). */
   maxInFlight?: number
@@ -42,7 +42,7 @@ function independent(taken: NewClaim[], claim: NewClaim): boolean {
 }
 
 export function createBatches(sql: Sql, options: CreateBatchesOptions = {}): CreateBatches {
-  const limits = { maxItems: options.maxItems ?? 64, maxInFlight: options.maxInFlight ?? 2 }
+  const limits = { maxItems: options.maxItems ?? 24, maxInFlight: options.maxInFlight ?? 2 }
   const reads = createBatcher<string[], RewardToClaim[]>({
     ...limits,
     many: (lists) => rewardsToClaimEach(sql, lists),
