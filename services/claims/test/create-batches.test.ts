@@ -174,6 +174,21 @@ describe('POST /api/claim-transactions, concurrently', () => {
     expect(claims!.n).toBe(1)
   })
 
+  it('answers each claim as it is stored, alone and batched, byte for byte as GET reads it', async (ctx) => {
+    requireRealPostgres(ctx, t.db)
+    const gus = await createIdentity()
+    const rewards = await grantMany(t.app, gus.address, 7)
+    const alone = await send(signed(gus), [rewards[0]!.id.toUpperCase(), rewards[1]!.id])
+    const together = await Promise.all(rewards.slice(2).map((reward) => send(signed(gus), [reward.id])))
+    for (const answer of [alone, ...together]) {
+      expect(answer.statusCode, answer.body).toBe(201)
+      const id = answer.json().data.id as string
+      const url = `${PATH}/${id}`
+      const read = await t.app.inject({ method: 'GET', url, headers: signedHeaders(gus, 'GET', url) })
+      expect(answer.body).toBe(read.body)
+    }
+  })
+
   it('creates, refusals and races at once: each answers what it would alone', async (ctx) => {
     requireRealPostgres(ctx, t.db)
     const users = await Promise.all(Array.from({ length: 12 }, () => createIdentity()))

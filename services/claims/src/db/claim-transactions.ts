@@ -59,6 +59,30 @@ export type InsertedClaim =
   | { outcome: 'replayed' }
 
 /**
+ * What a write answers of its new claim: what the database decided (its defaults). The rest is what the
+ * write was given, stored as it was sent (ids and addresses as the rewards read gave them), so it is not
+ * sent back: the payload alone is most of a claim's bytes.
+ */
+const WRITTEN_COLUMNS = 'claim.id, claim.status, claim.transaction_hash, claim.created_at, claim.updated_at'
+type WrittenColumns = Pick<ClaimRow, 'id' | 'status' | 'transaction_hash' | 'created_at' | 'updated_at'>
+
+/** The new claim as claim_transactions_current reads it (a new claim is live: its status as stored). */
+const writtenClaim = (claim: NewClaim, row: WrittenColumns): ClaimRow => ({
+  id: row.id,
+  user: claim.user,
+  chain_id: claim.chainId as ChainIdValue,
+  contract: claim.contract,
+  transaction_payload: claim.transactionPayload,
+  transaction_payload_hash: claim.transactionPayloadHash,
+  status: row.status,
+  transaction_hash: row.transaction_hash,
+  rewards: claim.rewards,
+  expires_at: claim.expiresAt,
+  created_at: row.created_at,
+  updated_at: row.updated_at,
+})
+
+/**
  * The key's CTE, only when there is a key: every insert of a statement opens its table and indexes when
  * the statement starts, even when it inserts no row.
  */
@@ -82,7 +106,7 @@ const idempotencyKey = (sql: Sql, claim: NewClaim) =>
  */
 export async function insertClaim(sql: Sql, claim: NewClaim): Promise<InsertedClaim> {
   const used = claim.usedSignature ? recordSignature(sql, claim.usedSignature) : sql`select 1`
-  const [row] = await sql<({ fresh: boolean } & (ClaimRow | { id: null }))[]>`
+  const [row] = await sql<({ fresh: boolean } & (WrittenColumns | { id: null }))[]>`
     with used as (${used}), owned as (
       -- by id alone: a user's other rewards must not enter the plan (the user index would read them all)
       select count(*) filter (where "user" = ${claim.user}) as n from rewards where id = any(${claim.rewards}::uuid[])
@@ -98,9 +122,7 @@ export async function insertClaim(sql: Sql, claim: NewClaim): Promise<InsertedCl
       from claim where rewards.id = any(${claim.rewards}::uuid[])
       returning rewards.id
     )${idempotencyKey(sql, claim)}
-    select exists (select from used) as fresh, claim.id, claim."user", claim.chain_id, claim.contract,
-      claim.transaction_payload, claim.transaction_payload_hash, claim.status, claim.transaction_hash,
-      claim.rewards, claim.expires_at, claim.created_at, claim.updated_at
+    select exists (select from used) as fresh, ${sql.unsafe(WRITTEN_COLUMNS)}
     from (values (1)) as one left join claim on true
     where case
       when not exists (select from claim) then true
@@ -108,14 +130,9 @@ export async function insertClaim(sql: Sql, claim: NewClaim): Promise<InsertedCl
       else claims_abort('a reward of the claim vanished while it was written')
     end`
   if (!row?.fresh) return { outcome: 'replayed' }
-  // the row as it is (its extra `fresh` is harmless): copying it without that field costs more than the read
-  return row.id === null ? { outcome: 'no_rewards' } : { outcome: 'inserted', claim: row }
+  return row.id === null ? { outcome: 'no_rewards' } : { outcome: 'inserted', claim: writtenClaim(claim, row) }
 }
 
-/** Every column of a claim as its create answers it (claim_transactions_current's, read from the new row). */
-const CLAIM_COLUMNS = `claim.id, claim."user", claim.chain_id, claim.contract, claim.transaction_payload,
-  claim.transaction_payload_hash, claim.status, claim.transaction_hash, claim.rewards, claim.expires_at,
-  claim.created_at, claim.updated_at`
 
 /**
  * The writes of several creates in one statement, with what each would get from insertClaim alone: one
@@ -135,7 +152,7 @@ export async function insertClaims(sql: Sql, claims: NewClaim[]): Promise<Insert
   // scalars of their element type
   const column = (pick: (claim: NewClaim) => string | null) => sorted.map(pick)
   const keyed = sorted.some((claim) => claim.idempotency)
-  const rows = await sql<({ input_id: string; fresh: boolean } & (ClaimRow | { id: null }))[]>`
+  const rows = await sql<({ input_id: string; fresh: boolean } & (WrittenColumns | { id: null }))[]>`
     with input as (
       select * from unnest(
         ${column((c) => c.id)}::uuid[], ${column((c) => c.user)}::text[], ${column((c) => c.chainId)}::text[],
@@ -182,7 +199,7 @@ export async function insertClaims(sql: Sql, claims: NewClaim[]): Promise<Insert
       )`
         : sql``
     }
-    select f.id as input_id, f.fresh, ${sql.unsafe(CLAIM_COLUMNS)}
+    select f.id as input_id, f.fresh, ${sql.unsafe(WRITTEN_COLUMNS)}
     from fresh f left join claim on claim.id = f.id
     where case
       when (select count(*) from taken) = (select coalesce(sum(cardinality(claim.rewards)), 0) from claim) then true
@@ -193,8 +210,7 @@ export async function insertClaims(sql: Sql, claims: NewClaim[]): Promise<Insert
     const row = byId.get(claim.id)
     if (!row) throw new Error(`the write answered no row for claim ${claim.id}`)
     if (!row.fresh) return { outcome: 'replayed' }
-    // the row as it is, like insertClaim's (its extra fields are harmless)
-    return row.id === null ? { outcome: 'no_rewards' } : { outcome: 'inserted', claim: row }
+    return row.id === null ? { outcome: 'no_rewards' } : { outcome: 'inserted', claim: writtenClaim(claim, row) }
   })
 }
 
