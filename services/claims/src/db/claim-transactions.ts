@@ -130,9 +130,10 @@ export async function insertClaim(sql: Sql, claim: NewClaim): Promise<InsertedCl
       else claims_abort('a reward of the claim vanished while it was written')
     end`
   if (!row?.fresh) return { outcome: 'replayed' }
-  return row.id === null ? { outcome: 'no_rewards' } : { outcome: 'inserted', claim: writtenClaim(claim, row) }
+  return row.id === null
+    ? { outcome: 'no_rewards' }
+    : { outcome: 'inserted', claim: writtenClaim(claim, row) }
 }
-
 
 /**
  * The writes of several creates in one statement, with what each would get from insertClaim alone: one
@@ -210,7 +211,9 @@ export async function insertClaims(sql: Sql, claims: NewClaim[]): Promise<Insert
     const row = byId.get(claim.id)
     if (!row) throw new Error(`the write answered no row for claim ${claim.id}`)
     if (!row.fresh) return { outcome: 'replayed' }
-    return row.id === null ? { outcome: 'no_rewards' } : { outcome: 'inserted', claim: writtenClaim(claim, row) }
+    return row.id === null
+      ? { outcome: 'no_rewards' }
+      : { outcome: 'inserted', claim: writtenClaim(claim, row) }
   })
 }
 
