@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto'
 import { createIdentity, type Identity, requireRealPostgres, signedHeaders } from '@genesis/common/testing'
-import { describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildApp } from '../src/app.js'
+import { loadConfig } from '../src/config.js'
 import { insertClaim, insertClaims, type NewClaim } from '../src/db/claim-transactions.js'
 import { createBatches } from '../src/domain/create-batches.js'
-import { CONTRACT, grantMany, useService } from './helpers.js'
+import { ADMIN_TOKEN, CONTRACT, grantMany, useService } from './helpers.js'
 
 // Concurrent creates share one read and one write statement (createBatches): each must still get what it
 // would get alone. Real PostgreSQL, real signatures.
@@ -213,5 +215,47 @@ describe('POST /api/claim-transactions, concurrently', () => {
     }
     // written together: fewer commits than creates
     expect(await writers(ids)).toBeLessThan(ids.length)
+  })
+})
+
+describe('CLAIMS_CREATE_BATCH_MAX', () => {
+  // a replica on the same database that writes each create alone
+  let alone: Awaited<ReturnType<typeof buildApp>>
+  beforeAll(async () => {
+    alone = await buildApp({
+      sql: t.db.sql,
+      config: loadConfig({
+        CLAIMS_SIGNER_PRIVATE_KEY: t.signerWallet.privateKey,
+        CLAIMS_ADMIN_TOKEN: ADMIN_TOKEN,
+        CLAIMS_CREATE_BATCH_MAX: '1',
+      }),
+    })
+  })
+  afterAll(() => alone?.close())
+
+  it('1 writes each of concurrent creates in a statement of its own; the default shares them', async (ctx) => {
+    requireRealPostgres(ctx, t.db)
+    const hal = await createIdentity()
+    const rewards = await grantMany(t.app, hal.address, 16)
+    const createAll = async (app: typeof alone, ids: string[]) => {
+      const answers = await Promise.all(
+        ids.map((id) =>
+          app.inject({
+            method: 'POST',
+            url: PATH,
+            headers: {
+              'content-type': 'application/json',
+              ...signedHeaders(hal, 'POST', PATH, { metadata: { nonce: randomUUID() } }),
+            },
+            payload: { rewards: [id] },
+          }),
+        ),
+      )
+      expect(answers.map((a) => a.statusCode)).toEqual(ids.map(() => 201))
+      return answers.map((a) => a.json().data.id as string)
+    }
+    const ids = rewards.map((reward) => reward.id)
+    expect(await writers(await createAll(alone, ids.slice(0, 8)))).toBe(8)
+    expect(await writers(await createAll(t.app, ids.slice(8)))).toBeLessThan(8)
   })
 })
