@@ -15,6 +15,7 @@ import autocannon from 'autocannon'
 import { keccak256, Wallet } from 'ethers'
 import { claimInterface, createVoucherSigner, VOUCHER_TYPES, voucherDomain } from '../src/chain/voucher.js'
 import { CLAIMS_DB_SETTINGS } from '../src/db/settings.js'
+import { createBatches } from '../src/domain/create-batches.js'
 import { createClaim } from '../src/domain/create-claim.js'
 import { migrationsDir } from '../src/paths.js'
 
@@ -272,12 +273,19 @@ async function microbenchmarks(clients: Identity[]) {
 }
 
 /**
- * The create itself (read, voucher, one write statement) without HTTP and signed fetch: `CONNECTIONS` workers
- * calling createClaim in this process, to show where a request's time goes.
+ * The create itself (read, voucher, one write statement, shared by concurrent creates as in the service)
+ * without HTTP and signed fetch: `CONNECTIONS` workers calling createClaim in this process, to show where
+ * a request's time goes.
  */
 async function measureCore(databaseUrl: string, rewards: { user: Identity; id: string }[], probe: Sql) {
   const sql = createSql(databaseUrl, { settings: CLAIMS_DB_SETTINGS })
-  const context = { sql, signer: createVoucherSigner(SIGNER_KEY), ttlS: 3600, watches: () => false }
+  const context = {
+    sql,
+    signer: createVoucherSigner(SIGNER_KEY),
+    ttlS: 3600,
+    watches: () => false,
+    batches: createBatches(sql),
+  }
   let next = 0
   await sql`select 1` // connect before the CPU sample: a backend's CPU is lost with its process
   const cpuBefore = await cpuOf(probe, process.pid, process.pid)

@@ -9,14 +9,16 @@ import { loadavg } from 'node:os'
 import { createSql, migrate, recordSignature, type Sql } from '@genesis/common'
 import { Wallet } from 'ethers'
 import { createVoucherSigner } from '../src/chain/voucher.js'
-import { insertClaim } from '../src/db/claim-transactions.js'
-import { insertRewards, rewardsToClaim } from '../src/db/rewards.js'
+import { insertClaim, insertClaims, type NewClaim } from '../src/db/claim-transactions.js'
+import { insertRewards, rewardsToClaim, rewardsToClaimEach } from '../src/db/rewards.js'
 import { CLAIMS_DB_SETTINGS } from '../src/db/settings.js'
 import { migrationsDir } from '../src/paths.js'
 
 const PER_ROUND = Number(process.env.BENCH_PER_ROUND ?? 1000)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
 const USERS = 50
+/** Creates in one statement, for the batched rows (what concurrent creates share in the service). */
+const BATCH = Number(process.env.BENCH_BATCH ?? 24)
 const CONTRACT = '0x1111111111111111111111111111111111111111'
 const serverUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 const log = (message: string) => process.stdout.write(`${message}\n`)
@@ -42,8 +44,9 @@ async function main() {
     await setup.end({ timeout: 5 })
     await sql`create table bench_baseline (id uuid primary key, body jsonb not null, created_at timestamptz not null default now())`
     const users = Array.from({ length: USERS }, () => Wallet.createRandom().address.toLowerCase())
-    // the writes' rewards, then as many that only the reads see (never claimed: the read's usual case)
-    const written = (PER_ROUND * ROUNDS + 50) * 3
+    // the writes' rewards (three one-by-one rows, one batched), then as many that only the reads see
+    // (never claimed: the read's usual case)
+    const written = (PER_ROUND * ROUNDS + 50) * 3 + (PER_ROUND * ROUNDS + 50 * BATCH)
     const rewards = Array.from({ length: written + PER_ROUND }, (_, i) => ({
       id: randomUUID(),
       user: users[i % USERS]!,
@@ -73,6 +76,16 @@ async function main() {
           expiresAt: new Date(),
         })
       },
+      [`rewards read, ${BATCH} creates' in one (per create)`]: async () => {
+        const lists = Array.from({ length: BATCH }, () => [rewards[written + (read++ % PER_ROUND)]!.id])
+        await rewardsToClaimEach(sql, lists)
+      },
+      [`the write, ${BATCH} creates in one (per create)`]: async () => {
+        await insertClaims(
+          sql,
+          Array.from({ length: BATCH }, () => newClaim(true)),
+        )
+      },
       'baseline (begin, insert, commit)': async () => {
         await sql.begin(
           (tx) =>
@@ -80,7 +93,7 @@ async function main() {
         )
       },
     }
-    async function write(replay: boolean) {
+    function newClaim(replay: boolean): NewClaim {
       const reward = rewards[next++]!
       const claimId = randomUUID()
       const expiresAt = Math.floor(Date.now() / 1000) + 3600
@@ -92,7 +105,7 @@ async function main() {
         chainId: '137',
         contract: CONTRACT,
       })
-      await insertClaim(sql, {
+      return {
         id: claimId,
         user: reward.user,
         chainId: '137',
@@ -104,10 +117,17 @@ async function main() {
         usedSignature: replay
           ? { signature: `0x${randomUUID().replaceAll('-', '')}`, expiresAt: new Date() }
           : undefined,
-      })
+      }
+    }
+    async function write(replay: boolean) {
+      await insertClaim(sql, newClaim(replay))
     }
     const totals = new Map<string, number[]>()
-    for (const step of Object.values(steps)) for (let i = 0; i < 50; i++) await step()
+    // a batched row does BATCH creates a call: PER_ROUND / BATCH calls a round, its CPU per create
+    const creates = (label: string) => (label.includes(' in one ') ? BATCH : 1)
+    for (const [label, step] of Object.entries(steps)) {
+      for (let i = 0; i < 50 / creates(label); i++) await step()
+    }
     // what keeping the user's claim count costs the write: the same write with its trigger disabled
     const measured: [string, () => Promise<unknown>, boolean][] = [
       ...Object.entries(steps).map(
@@ -118,9 +138,10 @@ async function main() {
     for (let round = 0; round < ROUNDS; round++) {
       for (const [label, step, untriggered] of measured) {
         if (untriggered) await sql`alter table claim_transactions disable trigger user_totals_claims_insert`
+        const calls = Math.round(PER_ROUND / creates(label))
         const before = cpuSeconds(pid)
-        for (let i = 0; i < PER_ROUND; i++) await step()
-        const micros = ((cpuSeconds(pid) - before) * 1e6) / PER_ROUND
+        for (let i = 0; i < calls; i++) await step()
+        const micros = ((cpuSeconds(pid) - before) * 1e6) / (calls * creates(label))
         if (untriggered) await sql`alter table claim_transactions enable trigger user_totals_claims_insert`
         totals.set(label, [...(totals.get(label) ?? []), micros])
       }
@@ -128,7 +149,7 @@ async function main() {
     for (const [label, values] of totals) {
       const sorted = [...values].sort((a, b) => a - b)
       log(
-        `${label.padEnd(34)} backend CPU median ${sorted[Math.floor(sorted.length / 2)]!.toFixed(0)} µs ` +
+        `${label.padEnd(50)} backend CPU median ${sorted[Math.floor(sorted.length / 2)]!.toFixed(0)} µs ` +
           `[${sorted[0]!.toFixed(0)}–${sorted.at(-1)!.toFixed(0)}]`,
       )
     }

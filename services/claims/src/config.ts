@@ -31,6 +31,12 @@ export const configSchema = Type.Composite([
       description: 'How deep a block must be before a redemption (or a voucher past expiry) in it counts',
     }),
     SWEEP_INTERVAL_MS: Type.Integer({ minimum: 100, default: 60_000 }),
+    CLAIMS_CREATE_BATCH_MAX: Type.Integer({
+      minimum: 1,
+      maximum: 1000,
+      default: 24,
+      description: 'Concurrent creates written in one statement at most (1: each create alone)',
+    }),
   }),
 ])
 

@@ -4,6 +4,7 @@ import { loadSignerKey, type SignerKey } from './chain/signer-key.js'
 import { createVoucherSigner, type VoucherSigner } from './chain/voucher.js'
 import type { Config } from './config.js'
 import { type AdminToken, adminTokenOf } from './domain/admin-token.js'
+import { type CreateBatches, createBatches } from './domain/create-batches.js'
 
 /** Everything a route needs besides the request: built once per app, from the configuration. */
 export interface Context {
@@ -17,6 +18,8 @@ export interface Context {
   admin: AdminToken
   /** chain_id → its dispenser reads, for each RPC_URL_<chain_id>; a chain absent here is unwatched. */
   chains: Map<string, DispenserChain>
+  /** The creates' reads and writes, shared by concurrent creates. */
+  batches: CreateBatches
 }
 
 /**
@@ -35,7 +38,8 @@ export async function createContext(
   const admin = overrides.admin ?? (await adminTokenOf(config))
   const chains =
     overrides.chains ?? createDispenserChains(config.rpcUrls, { confirmations: config.CLAIMS_CONFIRMATIONS })
-  return { ...overrides, sql, config, ...signing, admin, chains }
+  const batches = overrides.batches ?? createBatches(sql, { maxItems: config.CLAIMS_CREATE_BATCH_MAX })
+  return { ...overrides, sql, config, ...signing, admin, chains, batches }
 }
 
 async function signerFromConfig(config: Config): Promise<Pick<Context, 'signer' | 'signerKey'>> {

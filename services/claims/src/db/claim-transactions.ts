@@ -59,6 +59,30 @@ export type InsertedClaim =
   | { outcome: 'replayed' }
 
 /**
+ * What a write answers of its new claim: what the database decided (its defaults). The rest is what the
+ * write was given, stored as it was sent (ids and addresses as the rewards read gave them), so it is not
+ * sent back: the payload alone is most of a claim's bytes.
+ */
+const WRITTEN_COLUMNS = 'claim.id, claim.status, claim.transaction_hash, claim.created_at, claim.updated_at'
+type WrittenColumns = Pick<ClaimRow, 'id' | 'status' | 'transaction_hash' | 'created_at' | 'updated_at'>
+
+/** The new claim as claim_transactions_current reads it (a new claim is live: its status as stored). */
+const writtenClaim = (claim: NewClaim, row: WrittenColumns): ClaimRow => ({
+  id: row.id,
+  user: claim.user,
+  chain_id: claim.chainId as ChainIdValue,
+  contract: claim.contract,
+  transaction_payload: claim.transactionPayload,
+  transaction_payload_hash: claim.transactionPayloadHash,
+  status: row.status,
+  transaction_hash: row.transaction_hash,
+  rewards: claim.rewards,
+  expires_at: claim.expiresAt,
+  created_at: row.created_at,
+  updated_at: row.updated_at,
+})
+
+/**
  * The key's CTE, only when there is a key: every insert of a statement opens its table and indexes when
  * the statement starts, even when it inserts no row.
  */
@@ -82,7 +106,7 @@ const idempotencyKey = (sql: Sql, claim: NewClaim) =>
  */
 export async function insertClaim(sql: Sql, claim: NewClaim): Promise<InsertedClaim> {
   const used = claim.usedSignature ? recordSignature(sql, claim.usedSignature) : sql`select 1`
-  const [row] = await sql<({ fresh: boolean } & (ClaimRow | { id: null }))[]>`
+  const [row] = await sql<({ fresh: boolean } & (WrittenColumns | { id: null }))[]>`
     with used as (${used}), owned as (
       -- by id alone: a user's other rewards must not enter the plan (the user index would read them all)
       select count(*) filter (where "user" = ${claim.user}) as n from rewards where id = any(${claim.rewards}::uuid[])
@@ -98,9 +122,7 @@ export async function insertClaim(sql: Sql, claim: NewClaim): Promise<InsertedCl
       from claim where rewards.id = any(${claim.rewards}::uuid[])
       returning rewards.id
     )${idempotencyKey(sql, claim)}
-    select exists (select from used) as fresh, claim.id, claim."user", claim.chain_id, claim.contract,
-      claim.transaction_payload, claim.transaction_payload_hash, claim.status, claim.transaction_hash,
-      claim.rewards, claim.expires_at, claim.created_at, claim.updated_at
+    select exists (select from used) as fresh, ${sql.unsafe(WRITTEN_COLUMNS)}
     from (values (1)) as one left join claim on true
     where case
       when not exists (select from claim) then true
@@ -108,8 +130,91 @@ export async function insertClaim(sql: Sql, claim: NewClaim): Promise<InsertedCl
       else claims_abort('a reward of the claim vanished while it was written')
     end`
   if (!row?.fresh) return { outcome: 'replayed' }
-  // the row as it is (its extra `fresh` is harmless): copying it without that field costs more than the read
-  return row.id === null ? { outcome: 'no_rewards' } : { outcome: 'inserted', claim: row }
+  return row.id === null
+    ? { outcome: 'no_rewards' }
+    : { outcome: 'inserted', claim: writtenClaim(claim, row) }
+}
+
+/**
+ * The writes of several creates in one statement, with what each would get from insertClaim alone: one
+ * outcome per claim, in order. Each claim is written only if its own signature is new and its own rewards
+ * are all its user's; one claim's refusal is its own. The claims must not share a reward, a signature or an
+ * Idempotency-Key (the caller's batches never do; see create-batches.ts): otherwise the statement could not
+ * tell which of two won. A failure of the statement (a reward taken by a concurrent create, a key recorded
+ * first by one, a reward that vanished) writes nothing of any claim: the caller then writes each alone.
+ *
+ * The claims go in by user, so that two such statements update the users' totals (a trigger, at the
+ * statement's end) in one order and never wait on each other crosswise; rewards are locked in index order.
+ * Each claim's ownership count reads its rewards by primary key alone, as insertClaim's does.
+ */
+export async function insertClaims(sql: Sql, claims: NewClaim[]): Promise<InsertedClaim[]> {
+  const sorted = [...claims].sort((a, b) => (a.user < b.user ? -1 : a.user > b.user ? 1 : 0))
+  // every column as text, cast in the statement: the client sends arrays of dates and booleans as
+  // scalars of their element type
+  const column = (pick: (claim: NewClaim) => string | null) => sorted.map(pick)
+  const keyed = sorted.some((claim) => claim.idempotency)
+  const rows = await sql<({ input_id: string; fresh: boolean } & (WrittenColumns | { id: null }))[]>`
+    with input as (
+      select * from unnest(
+        ${column((c) => c.id)}::uuid[], ${column((c) => c.user)}::text[], ${column((c) => c.chainId)}::text[],
+        ${column((c) => c.contract)}::text[], ${column((c) => c.transactionPayload)}::text[],
+        ${column((c) => c.transactionPayloadHash)}::text[], ${column((c) => `{${c.rewards.join(',')}}`)}::text[],
+        ${column((c) => c.expiresAt.toISOString())}::timestamptz[], ${column((c) => String(c.watched ?? false))}::boolean[],
+        ${column((c) => c.usedSignature?.signature ?? null)}::text[],
+        ${column((c) => c.usedSignature?.expiresAt.toISOString() ?? null)}::timestamptz[],
+        ${column((c) => c.idempotency?.key ?? null)}::text[],
+        ${column((c) => c.idempotency?.requestHash ?? null)}::text[]
+      ) as i (id, "user", chain_id, contract, transaction_payload, transaction_payload_hash, rewards, expires_at,
+        watched, signature, signature_expires_at, key, request_hash)
+    ), used as (
+      insert into signed_fetch_replays (signature, expires_at)
+      select signature, signature_expires_at from input where signature is not null
+      on conflict (signature) do nothing
+      returning signature
+    ), fresh as (
+      select i.*, i.rewards::uuid[] as reward_ids,
+        i.signature is null or i.signature in (select signature from used) as fresh
+      from input i
+    ), claim as (
+      insert into claim_transactions
+        (id, "user", chain_id, contract, transaction_payload, transaction_payload_hash, rewards, expires_at, watched)
+      select f.id, f."user", f.chain_id, f.contract, f.transaction_payload, f.transaction_payload_hash,
+        f.reward_ids, f.expires_at, f.watched
+      from fresh f
+      where f.fresh and (
+        -- by id alone: a user's other rewards must not enter the plan (the user index would read them all)
+        select count(*) filter (where r."user" = f."user") from rewards r where r.id = any(f.reward_ids)
+      ) = cardinality(f.reward_ids)
+      returning *
+    ), taken as (
+      update rewards set claim_transaction_id = pointer.claim_id, updated_at = now()
+      from (select claim.id as claim_id, unnest(claim.rewards) as reward_id from claim) as pointer
+      where rewards.id = any(${sorted.flatMap((c) => c.rewards)}::uuid[]) and rewards.id = pointer.reward_id
+      returning rewards.id
+    )${
+      keyed
+        ? sql`, key as (
+        insert into idempotency_keys ("user", key, request_hash, claim_transaction_id)
+        select claim."user", f.key, f.request_hash, claim.id from claim join fresh f on f.id = claim.id
+        where f.key is not null
+      )`
+        : sql``
+    }
+    select f.id as input_id, f.fresh, ${sql.unsafe(WRITTEN_COLUMNS)}
+    from fresh f left join claim on claim.id = f.id
+    where case
+      when (select count(*) from taken) = (select coalesce(sum(cardinality(claim.rewards)), 0) from claim) then true
+      else claims_abort('a reward of a claim vanished while it was written')
+    end`
+  const byId = new Map(rows.map((row) => [row.input_id, row]))
+  return claims.map((claim): InsertedClaim => {
+    const row = byId.get(claim.id)
+    if (!row) throw new Error(`the write answered no row for claim ${claim.id}`)
+    if (!row.fresh) return { outcome: 'replayed' }
+    return row.id === null
+      ? { outcome: 'no_rewards' }
+      : { outcome: 'inserted', claim: writtenClaim(claim, row) }
+  })
 }
 
 export async function findClaim(sql: Queryable, id: string): Promise<ClaimRow | undefined> {

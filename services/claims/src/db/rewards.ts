@@ -78,6 +78,16 @@ export async function rewardsToClaim(sql: Queryable, ids: string[]): Promise<Rew
   }))
 }
 
+/**
+ * rewardsToClaim for several creates in one read: each gets the rows of its own ids, as it would alone
+ * (a reward asked for by two creates is read once and given to both).
+ */
+export async function rewardsToClaimEach(sql: Queryable, lists: string[][]): Promise<RewardToClaim[][]> {
+  const rows = await rewardsToClaim(sql, [...new Set(lists.flat())])
+  const byId = new Map(rows.map((row) => [row.id, row]))
+  return lists.map((ids) => ids.flatMap((id) => byId.get(id) ?? []))
+}
+
 /** A page of a user's rewards, newest first, and their total. */
 export const listRewards = (sql: Queryable, user: string, page: { limit: number; offset: number }) =>
   listUserPage<RewardRow>(sql, { view: 'rewards_current', table: 'rewards', kept: 'rewards' }, user, page)

@@ -3,9 +3,8 @@ import { HttpError, replayRefused, type Sql, signatureUsed, type UsedSignature }
 import postgres from 'postgres'
 import { v7 as timeOrderedUuid } from 'uuid'
 import type { VoucherSigner } from '../chain/voucher.js'
-import { type ClaimRow, findClaim, insertClaim } from '../db/claim-transactions.js'
+import { type ClaimRow, findClaim } from '../db/claim-transactions.js'
 import { findIdempotencyKey } from '../db/idempotency.js'
-import { rewardsToClaim } from '../db/rewards.js'
 import {
   idempotencyKeyReused,
   mixedRewards,
@@ -14,6 +13,7 @@ import {
   rewardNotFound,
   rewardsChanged,
 } from '../errors.js'
+import { type CreateBatches, unbatched } from './create-batches.js'
 
 export interface CreateClaimContext {
   sql: Sql
@@ -22,6 +22,8 @@ export interface CreateClaimContext {
   ttlS: number
   /** Whether the service watches a chain (has its RPC URL): only the chain then frees the claim. */
   watches: (chainId: string) => boolean
+  /** The read and the write, shared with concurrent creates (createBatches); default: each create alone. */
+  batches?: CreateBatches | undefined
 }
 
 export interface CreateClaimRequest {
@@ -104,6 +106,7 @@ async function createAfterRaces(
 
 async function create(context: CreateClaimContext, request: CreateClaimRequest): Promise<CreateClaimResult> {
   const { sql } = context
+  const statements = context.batches ?? unbatched(sql)
   const rewardIds = request.rewardIds.map((id) => id.toLowerCase())
   refuseDuplicates(rewardIds)
   const idempotency =
@@ -121,7 +124,7 @@ async function create(context: CreateClaimContext, request: CreateClaimRequest):
   const earlier = await replay()
   if (earlier) return earlier
 
-  const found = (await rewardsToClaim(sql, rewardIds)).filter((reward) => reward.user === request.user)
+  const found = (await statements.read(rewardIds)).filter((reward) => reward.user === request.user)
   const byId = new Map(found.map((reward) => [reward.id, reward]))
   const missing = rewardIds.filter((id) => !byId.has(id))
   if (missing.length > 0) {
@@ -153,7 +156,7 @@ async function create(context: CreateClaimContext, request: CreateClaimRequest):
     contract,
   })
   try {
-    const written = await insertClaim(sql, {
+    const written = await statements.write({
       id: claimId,
       user: request.user,
       chainId,

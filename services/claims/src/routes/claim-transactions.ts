@@ -52,6 +52,7 @@ export const claimTransactionRoutes: RoutePlugin<Context> = async (app, { ctx })
           signer: ctx.signer,
           ttlS: ctx.config.CLAIM_TTL_S,
           watches: (chainId) => ctx.chains.has(chainId),
+          batches: ctx.batches,
         },
         {
           user: request.signer!,
