@@ -11,6 +11,7 @@
  */
 import { type ChildProcess, fork } from 'node:child_process'
 import { readFileSync } from 'node:fs'
+import { request as httpRequest } from 'node:http'
 import { cpus, loadavg } from 'node:os'
 import { performance } from 'node:perf_hooks'
 import autocannon from 'autocannon'
@@ -188,8 +189,15 @@ export function forkService(
   env: Record<string, string>,
   args: string[] = [],
 ): Promise<ServiceProcess> {
+  // --cpu-prof=<dir>: a V8 CPU profile of each service process, written when it stops
+  const profiles = option('cpu-prof')
   const child: ChildProcess = fork(script, args, {
-    execArgv: ['--single-threaded-gc', '--import', 'tsx'],
+    execArgv: [
+      '--single-threaded-gc',
+      '--import',
+      'tsx',
+      ...(profiles ? ['--cpu-prof', `--cpu-prof-dir=${profiles}`] : []),
+    ],
     env: { ...process.env, ...env },
   })
   const stop = () =>
@@ -266,6 +274,7 @@ export async function openSides<Volume extends object>(
       const service = await forkService(options.serve.script, env, options.serve.args)
       services.push(service)
       sides[db.label] = { db, service }
+      log(`${db.label} service: pid ${service.pid}, ${service.url}`)
     }
     return sides
   } catch (error) {
@@ -328,6 +337,8 @@ interface Run {
   p99: number
   ok: number
   failed: number
+  /** The first non-2xx answer's status and the start of its body, when one failed. */
+  firstFailure: string | undefined
   serviceCpuUs: number
   postgresCpuUs: number
   /** pg_stat_statements execution per request, µs (NaN without it). */
@@ -352,6 +363,8 @@ async function runOnce(side: Side, row: HttpRow, next: () => BenchRequest, setti
   const serviceBefore = cpuSeconds(side.service.pid)
   const started = performance.now()
   let last = started
+  /** The first answer that was not 2xx, to say why a run failed. */
+  let firstFailure: string | undefined
   const first = next()
   const options: autocannon.Options = {
     url: side.service.url,
@@ -370,6 +383,10 @@ async function runOnce(side: Side, row: HttpRow, next: () => BenchRequest, setti
             headers: r.headers ?? {},
             ...(r.body !== undefined ? { body: r.body } : {}),
           }
+        },
+        onResponse: (status, body) => {
+          if ((status < 200 || status >= 300) && firstFailure === undefined)
+            firstFailure = `${status} ${body.slice(0, 300)}`
         },
       },
     ],
@@ -391,6 +408,7 @@ async function runOnce(side: Side, row: HttpRow, next: () => BenchRequest, setti
     p99: result.latency.p99,
     ok,
     failed: result.non2xx + result.errors,
+    firstFailure,
     serviceCpuUs: perRequest(serviceCpu * 1e6),
     postgresCpuUs: perRequest(cpuDelta(before, after) * 1e6),
     postgresExecUs: settings.statements ? perRequest((after.execMs - before.execMs) * 1000) : Number.NaN,
@@ -431,6 +449,10 @@ export async function runHttpRows(
     const next = { empty: row.requests(sides.empty.db), full: row.requests(sides.full.db) }
     const runs: { empty: Run[]; full: Run[] } = { empty: [], full: [] }
     log(`${row.name}  (load average ${loadAverage()})`)
+    // a read is answered once on each side outside the runs: the two answers side by side
+    const first = { empty: next.empty(), full: next.full() }
+    if (first.empty.method === 'GET') log(`  ${await compareAnswers(sides, first)}`)
+    const problems: string[] = []
     for (const label of ['empty', 'full'] as const) {
       const warm = await runOnce(
         sides[label],
@@ -442,20 +464,24 @@ export async function runHttpRows(
         },
       )
       if (warm.failed > 0) log(`  warm-up on ${label}: ${warm.failed} requests failed`)
+      const held = await turnsHeldAtRest(sides[label])
+      if (held > 0) problems.push(`${label}: ${held} turns of heavy answers held at rest after the warm-up`)
     }
     for (let round = 1; round <= settings.rounds; round++) {
       const order = round % 2 === 1 ? (['empty', 'full'] as const) : (['full', 'empty'] as const)
       for (const label of order) {
         const run = await runOnce(sides[label], row, next[label], settings)
         runs[label].push(run)
+        const held = await turnsHeldAtRest(sides[label])
+        if (held > 0)
+          problems.push(`${label}: ${held} turns of heavy answers held at rest after round ${round}`)
         log(
           `  round ${round} ${label.padEnd(5)} ${fmt(run.rps).padStart(6)} req/s  p50 ${run.p50} ms  p99 ${run.p99} ms` +
             `  PostgreSQL ${fmt(run.postgresCpuUs)} µs CPU${settings.statements ? `, ${fmt(run.postgresExecUs)} µs exec, ${fmt(run.statementsPerRequest, 1)} statements` : ''}` +
-            `  service ${fmt(run.serviceCpuUs)} µs${run.failed ? `  ${run.failed} FAILED` : ''}`,
+            `  service ${fmt(run.serviceCpuUs)} µs${run.failed ? `  ${run.failed} FAILED${run.firstFailure ? ` (first: ${run.firstFailure})` : ''}` : ''}`,
         )
       }
     }
-    const problems: string[] = []
     for (const label of ['empty', 'full'] as const) {
       const problem = await row.check?.(sides[label].db)
       if (problem) problems.push(`${label}: ${problem}`)
@@ -486,6 +512,89 @@ export async function runHttpRows(
     results.push(result)
   }
   return results
+}
+
+interface Answer {
+  status: number
+  headers: Record<string, string | string[] | undefined>
+  body: Buffer
+}
+
+/** One answer to `request`, sent as autocannon sends it (its own headers only: no Accept-Encoding). */
+function answerOf(side: Side, request: BenchRequest): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const sent = httpRequest(
+      `${side.service.url}${request.path}`,
+      { method: request.method, headers: request.headers ?? {} },
+      (response) => {
+        const chunks: Buffer[] = []
+        response.on('data', (chunk: Buffer) => chunks.push(chunk))
+        response.on('end', () =>
+          resolve({ status: response.statusCode!, headers: response.headers, body: Buffer.concat(chunks) }),
+        )
+        response.on('error', reject)
+      },
+    )
+    sent.on('error', reject)
+    sent.end(request.body)
+  })
+}
+
+/** Headers that differ from one answer to the next whatever the database. */
+const PER_ANSWER_HEADERS = new Set(['date', 'x-request-id'])
+
+/**
+ * The same request's answer on both sides, byte for byte: statuses, sizes, the headers that differ (but the
+ * date and request id), and where the bodies differ (ids, times and totals of each database's own rows).
+ */
+async function compareAnswers(
+  sides: { empty: Side; full: Side },
+  requests: Record<'empty' | 'full', BenchRequest>,
+) {
+  const empty = await answerOf(sides.empty, requests.empty)
+  const full = await answerOf(sides.full, requests.full)
+  const names = new Set([...Object.keys(empty.headers), ...Object.keys(full.headers)])
+  const headers = [...names]
+    .filter(
+      (name) => !PER_ANSWER_HEADERS.has(name) && String(empty.headers[name]) !== String(full.headers[name]),
+    )
+    .map((name) => `${name} ${empty.headers[name] ?? '(none)'} → ${full.headers[name] ?? '(none)'}`)
+  let differing = Math.abs(empty.body.length - full.body.length)
+  let firstAt = -1
+  for (let i = 0; i < Math.min(empty.body.length, full.body.length); i++) {
+    if (empty.body[i] === full.body[i]) continue
+    differing++
+    if (firstAt < 0) firstAt = i
+  }
+  const around = (body: Buffer) =>
+    JSON.stringify(body.subarray(Math.max(0, firstAt - 20), firstAt + 20).toString())
+  return (
+    `answers: ${empty.status} of ${fmt(empty.body.length)} B → ${full.status} of ${fmt(full.body.length)} B, ` +
+    `${empty.headers['content-encoding'] ?? 'identity'} → ${full.headers['content-encoding'] ?? 'identity'}; ` +
+    `headers (but date, x-request-id) ${headers.length ? `differ: ${headers.join('; ')}` : 'alike'}; ` +
+    `${differing} body bytes differ${firstAt >= 0 ? `, the first at ${firstAt}: ${around(empty.body)} → ${around(full.body)}` : ''}`
+  )
+}
+
+/**
+ * Turns of the kit's heavy-answer admission the service holds once its queue drained after a run (from its
+ * /metrics; 0 without the gauge): a turn held at rest is one the route can no longer use, and the two sides
+ * would not serve it with the same concurrency.
+ */
+async function turnsHeldAtRest(side: Side): Promise<number> {
+  const gauge = (metrics: string, state: string) =>
+    Number(
+      new RegExp(`admission\\{work="heavy_answer",state="${state}"[^}]*\\} (\\d+)`).exec(metrics)?.[1] ?? 0,
+    )
+  for (const deadline = performance.now() + 5000; ; ) {
+    const metrics = await (await fetch(`${side.service.url}/metrics`)).text()
+    if (gauge(metrics, 'waiting') === 0 || performance.now() > deadline) {
+      // the last answers of the run may still be written: a moment, then the turns held
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      return gauge(await (await fetch(`${side.service.url}/metrics`)).text(), 'running')
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
 }
 
 export interface JobRow {

@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http'
 import { Type } from '@sinclair/typebox'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createAdmission } from '../src/admission.js'
@@ -195,5 +196,46 @@ describe('signed fetch under admission control', () => {
       expect((await app.inject({ method: 'GET', url: `/pages/${i}` })).statusCode).toBe(200)
     const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body
     expect(metrics).toContain('admission{work="heavy_answer",state="running",service="demo"} 0')
+  })
+
+  it("a heavy route: a client gone while it waited for its turn gives the turn back (the turn's answer was never to be written)", async () => {
+    // over a real socket: the connection is closed while the request waits behind the one in progress
+    let held: () => void = () => {}
+    gate = new Promise<void>((resolve) => (held = resolve))
+    const address = await app.listen({ port: 0, host: '127.0.0.1' })
+    const get = (path: string) => {
+      const request = httpRequest(`${address}${path}`)
+      const answer = new Promise<number>((resolve, reject) => {
+        request.on('response', (response) => {
+          response.resume()
+          response.on('end', () => resolve(response.statusCode!))
+        })
+        request.on('error', reject)
+      })
+      request.end()
+      return { request, answer }
+    }
+    const running = async () => {
+      const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body
+      return /admission\{work="heavy_answer",state="running",service="demo"\} (\d+)/.exec(metrics)![1]
+    }
+    const waiting = async () => {
+      const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body
+      return /admission\{work="heavy_answer",state="waiting",service="demo"\} (\d+)/.exec(metrics)![1]
+    }
+    const first = get('/pages/1')
+    while ((await running()) !== '1') await later(5)
+    const gone = get('/pages/2')
+    gone.answer.catch(() => {})
+    while ((await waiting()) !== '1') await later(5)
+    gone.request.destroy()
+    await later(50)
+    held()
+    expect(await first.answer).toBe(200)
+    // the gone client's turn came and went: nothing holds it, the next request has its turn
+    while ((await waiting()) !== '0') await later(5)
+    await later(50)
+    expect(await running()).toBe('0')
+    expect(await get('/pages/3').answer).toBe(200)
   })
 })

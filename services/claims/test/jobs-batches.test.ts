@@ -107,6 +107,44 @@ describe('the sweeper', () => {
     expect(await countWhere('pending')).toBe(100)
   })
 
+  it('writes a backlog on few pages when the table’s free space lies in one-claim holes (fillfactor, 00010)', async (ctx) => {
+    requireRealPostgres(ctx, t.db)
+    const [table] = await t.db.sql<{ fillfactor: string }[]>`
+      select coalesce((select split_part(o, '=', 2) from unnest(reloptions) as o where o like 'fillfactor=%'), '100')
+        as fillfactor
+      from pg_class where oid = 'claim_transactions'::regclass`
+    const backlog = 1_000
+    /** The pages a backlog's claims were written on, and those the sweeper wrote their failures on. */
+    const pagesOfBacklog = async (fillfactor: string) => {
+      await t.db.sql`truncate claim_transactions`
+      // a history written on full pages, as before 00010; one claim of every page changed since (its new
+      // version elsewhere) and the table vacuumed: a hole of one claim on each page, in the free space map
+      await t.db.sql`alter table claim_transactions set (fillfactor = 100)`
+      await insertClaims(12 * backlog, 'settled', { from: 1_000_000 })
+      await t.db.sql`update claim_transactions set watched = true where (ctid::text::point)[1] = 1`
+      await t.db.sql`vacuum claim_transactions`
+      await t.db.sql`alter table claim_transactions set (fillfactor = ${t.db.sql.unsafe(fillfactor)})`
+      const blocks = () => t.db.sql<{ block: number }[]>`
+        select distinct (ctid::text::point)[0]::int as block from claim_transactions where chain_id = '137'
+          and expires_at < now() and status <> 'successful'`
+      await insertClaims(backlog, 'expired')
+      const written = await blocks()
+      expect((await sweep(t.db.sql)).expired).toBe(backlog)
+      expect(await countWhere('failed')).toBe(backlog)
+      return new Set([...written, ...(await blocks())].map((row) => row.block)).size
+    }
+    try {
+      // the claims written with room: five a page, each page's first failure on its own page, the others
+      // together on pages with room
+      expect(table!.fillfactor).toBe('85')
+      expect(await pagesOfBacklog(table!.fillfactor)).toBeLessThan(backlog / 2)
+      // full pages: each claim and each failure in a hole of its own, across the history
+      expect(await pagesOfBacklog('100')).toBeGreaterThan(backlog * 1.5)
+    } finally {
+      await t.db.sql`alter table claim_transactions set (fillfactor = ${t.db.sql.unsafe(table!.fillfactor)})`
+    }
+  }, 60_000)
+
   it('past the deadline: PostgreSQL cancels the batch, and nothing of it commits after the job reported it failed', async (ctx) => {
     requireRealPostgres(ctx, t.db)
     await insertClaims(10, 'expired')

@@ -151,3 +151,60 @@ describe('00007/00008 (user totals) on a populated database', () => {
     }
   }, 180_000)
 })
+
+describe('00010 (room on claims’ pages) on a populated database', () => {
+  it('applies while a create’s write is open, and rewrites nothing', async (ctx) => {
+    const populated = await createTestDatabase({ settings: CLAIMS_DB_SETTINGS })
+    try {
+      requireRealPostgres(ctx, populated)
+      await migrate(populated.sql, migrationsUpTo(9))
+      await seedClaims(populated.sql, {
+        owners: 2_000,
+        rewards: 20_000,
+        claims: 5_000,
+        live: 500,
+        idempotencyKeys: 100,
+        replays: 10,
+      })
+      const table = () =>
+        populated.sql<{ file: string; options: string[] | null; claims: number }[]>`
+          select pg_relation_filenode('claim_transactions')::text as file, c.reloptions as options,
+            (select count(*)::int from claim_transactions) as claims
+          from pg_class c where c.oid = 'claim_transactions'::regclass`
+      const [before] = await table()
+      expect(before!.options).toBeNull()
+      // a create under way: it holds the table's ROW EXCLUSIVE lock until it commits, and the migration
+      // does not wait for it
+      const holder = await populated.sql.reserve()
+      try {
+        await holder`begin`
+        await newClaim(holder, 1)
+        let timer: NodeJS.Timeout | undefined
+        await Promise.race([
+          migrate(populated.sql, migrationsDir),
+          new Promise((_, reject) => {
+            timer = setTimeout(() => reject(new Error('the migration waited for an open write')), 10_000)
+          }),
+        ]).finally(() => clearTimeout(timer))
+        // writes go on: an update of a seeded claim, under a short lock timeout
+        await populated.sql.begin(async (tx) => {
+          await tx`set local lock_timeout = '2s'`
+          await tx`update claim_transactions set watched = true where id = md5('c1')::uuid`
+        })
+        await holder`commit`
+      } finally {
+        await holder`rollback`.catch(() => {})
+        holder.release()
+      }
+      const [after] = await table()
+      // the same file: no rewrite of the claims there were (nor lock long enough for one)
+      expect(after).toEqual({ file: before!.file, options: ['fillfactor=85'], claims: before!.claims + 1 })
+      const [applied] = await populated.sql<
+        { n: number }[]
+      >`select max(migration_id)::int as n from migrations`
+      expect(applied!.n).toBeGreaterThanOrEqual(10)
+    } finally {
+      await populated.drop()
+    }
+  }, 120_000)
+})

@@ -51,8 +51,11 @@ export function installAdmission(
 
   const takeTurn: preHandlerAsyncHookHandler = async (_request, reply) => {
     const release = await heavy.acquire()
-    // the answer written, or the connection gone: either ends the work
-    reply.raw.once('close', release)
+    // the answer written, or the connection gone: either ends the work. A client that left while it waited
+    // closed the response before its turn came, and 'close' is not emitted twice: the turn is given back at
+    // once (else every such client would hold a turn for the process's lifetime)
+    if (reply.raw.closed) release()
+    else reply.raw.once('close', release)
   }
   app.addHook('onRoute', (route) => {
     if (!route.config?.heavy) return

@@ -1,0 +1,17 @@
+-- Room on each page of claims written from now on, for what their later changes write (BENCHMARKS.md,
+-- "Scale", the sweeper's backlog).
+--
+-- No change of a claim's status can be heap-only (HOT): the status decides which of the jobs' partial
+-- indexes hold the claim (00006), and a row leaving or joining an index is an index change. So each change
+-- (reported, settled, adopted, failed by the sweeper) writes a new version of the row, and where PostgreSQL
+-- puts it is the cost at volume: on the old version's page when it has room, else on a page its free space
+-- map offers. A big table whose claims were updated and vacuumed has holes of one claim's size all over its
+-- history; with every page filled, each hole takes one version, and a batch of the sweeper wrote on as many
+-- pages of cold history as it failed claims, each written whole to the WAL after a checkpoint. With a
+-- fillfactor, a page has room for a claim's first change, and the map offers a page to a new row or a moved
+-- version only with room for it and the fillfactor's reserve, which a one-claim hole does not have: they go
+-- to pages with room, together.
+--
+-- Takes a SHARE UPDATE EXCLUSIVE lock for an instant (reads and writes go on; a vacuum of the table waits
+-- or is waited for) and rewrites nothing: pages written before keep their layout.
+alter table claim_transactions set (fillfactor = 85);
