@@ -1,7 +1,7 @@
 import { cpSync, mkdtempSync, readdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { migrate } from '@genesis/common'
+import { migrate, type Queryable } from '@genesis/common'
 import { createTestDatabase, requireRealPostgres, type TestDatabase } from '@genesis/common/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { seedClaims } from '../bench/scale/seed.js'
@@ -216,7 +216,7 @@ describe('00011/00012 (users the backfill missed)', () => {
       requireRealPostgres(ctx, populated)
       await migrate(populated.sql, migrationsUpTo(11))
       const straggler = `0x${'7'.repeat(40)}`
-      const grant = (sql: TestDatabase['sql'], n: number, user = straggler) => sql`
+      const grant = (sql: Queryable, n: number, user = straggler) => sql`
         insert into rewards (id, "user", chain_id, contract, item_id)
         select gen_random_uuid(), ${user}, '137', ${`0x${'1'.repeat(40)}`}, ${n}`
       // a grant to a new user under way when the migration starts, whose trigger ran before the backfill's
