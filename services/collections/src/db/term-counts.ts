@@ -31,9 +31,11 @@ export function keepTermCount(
   q: string,
   options: { retry?: boolean } = {},
 ): Promise<boolean> {
-  const underWay = starting.get(q)
+  // one attempt per term however it is spelt: the database keeps it lower-cased
+  const term = q.toLowerCase()
+  const underWay = starting.get(term)
   if (underWay !== undefined) return underWay
-  if (!options.retry && notKept.has(q)) return Promise.resolve(false)
+  if (!options.retry && notKept.has(term)) return Promise.resolve(false)
   const attempt = sql
     .unsafe<{ kept: boolean }[]>('select collection_term_counts_keep($1, $2) as kept', [q, KEPT_TERMS_MAX], {
       prepare: true,
@@ -43,11 +45,11 @@ export function keepTermCount(
       () => false,
     )
     .then((kept) => {
-      if (kept) notKept.delete(q)
-      else notKept.set(q, true)
+      if (kept) notKept.delete(term)
+      else notKept.set(term, true)
       return kept
     })
-    .finally(() => starting.delete(q))
-  starting.set(q, attempt)
+    .finally(() => starting.delete(term))
+  starting.set(term, attempt)
   return attempt
 }
