@@ -14,7 +14,7 @@ export interface RpcRefusal {
   data?: unknown
 }
 
-/** How the proxy treats eth_getLogs; every other call goes to the node as it is. */
+/** How the proxy treats eth_getLogs and the head; every other call goes to the node as it is. */
 export interface RpcProxyRules {
   /** A refusal by the range alone, before the node is asked (null: forwarded). */
   range?(span: LogsSpan): RpcRefusal | null
@@ -22,6 +22,11 @@ export interface RpcProxyRules {
   answer?(logs: readonly unknown[], span: LogsSpan): RpcRefusal | null
   /** How long to hold the answer (a range too heavy to answer in time). */
   delayMs?(span: LogsSpan): number
+  /**
+   * A provider behind the node by this many blocks (asked at each call): its eth_blockNumber, its `latest`
+   * block and the blocks it has (none past its head) are those of a node that many blocks behind.
+   */
+  headLag?(): number
 }
 
 export interface RpcProxy {
@@ -52,6 +57,10 @@ export async function startRpcProxy(target: string, rules: RpcProxyRules): Promi
 
   async function answer(call: { id: unknown; method: string; params?: unknown[] }): Promise<object> {
     const refuse = (error: RpcRefusal) => ({ jsonrpc: '2.0', id: call.id, error })
+    const lag = BigInt(rules.headLag?.() ?? 0)
+    if (lag > 0n && (call.method === 'eth_blockNumber' || call.method === 'eth_getBlockByNumber')) {
+      return behind(call, lag)
+    }
     if (call.method !== 'eth_getLogs') return forward(call)
     counts.logs++
     const filter = (call.params?.[0] ?? {}) as { fromBlock?: string; toBlock?: string }
@@ -78,6 +87,21 @@ export async function startRpcProxy(target: string, rules: RpcProxyRules): Promi
       answered.push(span)
     }
     return reply
+  }
+
+  /** The head and the blocks of a node `lag` blocks behind this one. */
+  async function behind(call: { id: unknown; method: string; params?: unknown[] }, lag: bigint) {
+    const now = BigInt(
+      (await forward({ jsonrpc: '2.0', id: call.id, method: 'eth_blockNumber', params: [] }))
+        .result as string,
+    )
+    const head = now > lag ? now - lag : 0n
+    const reply = (result: unknown) => ({ jsonrpc: '2.0', id: call.id, result })
+    if (call.method === 'eth_blockNumber') return reply(hex(head))
+    const [tag, full] = call.params ?? []
+    const number = tag === 'latest' || tag === 'safe' || tag === 'finalized' ? head : BigInt(tag as string)
+    if (number > head) return reply(null)
+    return forward({ ...call, params: [hex(number), full ?? false] })
   }
 
   const server: Server = createServer((req, res) => {
