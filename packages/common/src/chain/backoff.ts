@@ -11,6 +11,11 @@ export interface BackoffOptions {
   maxMs?: number
 }
 
+export interface OutageOptions extends BackoffOptions {
+  /** How the attempts go on, for the "down" line (default: the back-off's). */
+  retrying?: string
+}
+
 export const BACKOFF_FIRST_MS = 1000
 export const BACKOFF_MAX_MS = 128_000
 
@@ -75,13 +80,15 @@ export interface OutageLogger {
 export class Outage {
   readonly backoff: Backoff
   private since: number | null = null
+  private readonly retrying: string
 
   constructor(
     private readonly logger: OutageLogger,
     private readonly what: string,
-    options: BackoffOptions = {},
+    options: OutageOptions = {},
   ) {
     this.backoff = new Backoff(options)
+    this.retrying = options.retrying ?? `retrying with back-off up to ${this.backoff.maxMs / 1000} s`
   }
 
   get down(): boolean {
@@ -99,10 +106,7 @@ export class Outage {
     if (this.since === null) {
       this.since = now
       const reason = errorReason(error)
-      this.logger.warn(
-        { ...fields, reason, retryInMs },
-        `${this.what}: down (${reason}); retrying with back-off up to ${this.backoff.maxMs / 1000} s`,
-      )
+      this.logger.warn({ ...fields, reason, retryInMs }, `${this.what}: down (${reason}); ${this.retrying}`)
     }
     return retryInMs
   }

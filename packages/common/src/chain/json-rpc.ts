@@ -59,6 +59,8 @@ function transportReason(error: unknown, timeoutMs: number): string {
 
 export class JsonRpcEndpoint {
   private id = 0
+  /** HTTP requests sent so far (a batch counts once). */
+  requests = 0
   /** The URL without its user info, which fetch refuses: sent as basic authentication instead. */
   private readonly target: string
   private readonly headers: Record<string, string> = { 'content-type': 'application/json' }
@@ -81,6 +83,7 @@ export class JsonRpcEndpoint {
   private async post(body: string): Promise<unknown> {
     let res: Response
     let text: string
+    this.requests++
     try {
       res = await fetch(this.target, {
         method: 'POST',

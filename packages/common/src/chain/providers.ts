@@ -117,6 +117,11 @@ export class ProviderPool {
     return this.providers.length
   }
 
+  /** HTTP requests sent to the providers so far (a batch counts once). */
+  get requests(): number {
+    return this.providers.reduce((sum, p) => sum + p.endpoint.requests, 0)
+  }
+
   /** Each provider's state as of the last look (tests, status lines). */
   status(): ProviderStatus[] {
     return this.providers.map((p) => ({ label: p.label, state: p.state, head: p.head }))
