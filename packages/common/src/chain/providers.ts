@@ -1,6 +1,6 @@
 /*
  * Several providers of one chain behind one JSON-RPC interface. Every look at the head asks each provider
- * (one request: its head, whether it is syncing and, on first contact or after it was away, its chain) and
+ * (one request: its head, whether it is syncing, and its chain: chain id and genesis hash) and
  * keeps the ones fit to answer: answering, serving the pool's chain, not syncing, and not behind the
  * freshest by more than `lagTolerance` blocks. The head handed out is the lowest of theirs, so any of them
  * has every block up to it, and calls go to them only, freshest first, failing over on errors and
@@ -56,7 +56,7 @@ interface Provider {
   /** The last head it reported, and the chain of that head. */
   head: bigint | null
   headChain: ChainIdentity | null
-  /** Its chain, checked on first contact, after an outage and when its head goes back; null: to check. */
+  /** Its chain, as of the last look; null while it does not answer. */
   identity: ChainIdentity | null
   syncing: boolean
   /** It answered the last time it was asked. */
@@ -201,32 +201,25 @@ export class ProviderPool {
     return verdict
   }
 
-  /** Asks one provider for its head and whether it syncs, and for its chain when that is to be checked. */
+  /**
+   * Asks one provider, in one request, for its head, whether it syncs, and its chain: a development node
+   * started afresh between two looks shows its new genesis at the next one.
+   */
   private async probe(p: Provider): Promise<void> {
-    const checkChain = p.identity === null
-    const calls: RpcCall[] = [
-      { method: 'eth_blockNumber', params: [] },
-      { method: 'eth_syncing', params: [] },
-    ]
-    if (checkChain) {
-      calls.push({ method: 'eth_chainId', params: [] })
-      calls.push({ method: 'eth_getBlockByNumber', params: ['0x0', false] })
-    }
     try {
-      const answers = await p.endpoint.send(calls)
+      const answers = await p.endpoint.send([
+        { method: 'eth_blockNumber', params: [] },
+        { method: 'eth_syncing', params: [] },
+        { method: 'eth_chainId', params: [] },
+        { method: 'eth_getBlockByNumber', params: ['0x0', false] },
+      ])
       const head = BigInt(resultOf(answers[0]!) as string)
       // a node without eth_syncing is taken as synced
       const syncing = answers[1]!.error ? false : answers[1]!.result !== false
-      if (checkChain) {
-        const chainId = BigInt(resultOf(answers[2]!) as string).toString()
-        const genesis = resultOf(answers[3]!) as { hash?: string } | null
-        if (!genesis?.hash) throw new RpcUnreachable('the node has no genesis block')
-        p.identity = { chainId, genesisHash: genesis.hash.toLowerCase() }
-      } else if (p.head !== null && head < p.head) {
-        // a head going back: a reorganisation, or a node started afresh: its chain is checked again
-        p.identity = null
-        return this.probe(p)
-      }
+      const chainId = BigInt(resultOf(answers[2]!) as string).toString()
+      const genesis = resultOf(answers[3]!) as { hash?: string } | null
+      if (!genesis?.hash) throw new RpcUnreachable('the node has no genesis block')
+      p.identity = { chainId, genesisHash: genesis.hash.toLowerCase() }
       p.head = head
       p.headChain = p.identity
       p.syncing = syncing

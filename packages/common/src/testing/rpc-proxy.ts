@@ -23,8 +23,9 @@ export interface RpcProxyRules {
   /** How long to hold the answer (a range too heavy to answer in time). */
   delayMs?(span: LogsSpan): number
   /**
-   * A provider behind the node by this many blocks (asked at each call): its eth_blockNumber, its `latest`
-   * block and the blocks it has (none past its head) are those of a node that many blocks behind.
+   * A provider behind the node by this many blocks (asked at each call), as a node that many blocks
+   * behind answers: its eth_blockNumber, its `latest` block, no block, receipt or log past its head, and
+   * eth_call at `latest` answered at its head (past it: `header not found`).
    */
   headLag?(): number
 }
@@ -58,9 +59,7 @@ export async function startRpcProxy(target: string, rules: RpcProxyRules): Promi
   async function answer(call: { id: unknown; method: string; params?: unknown[] }): Promise<object> {
     const refuse = (error: RpcRefusal) => ({ jsonrpc: '2.0', id: call.id, error })
     const lag = BigInt(rules.headLag?.() ?? 0)
-    if (lag > 0n && (call.method === 'eth_blockNumber' || call.method === 'eth_getBlockByNumber')) {
-      return behind(call, lag)
-    }
+    if (lag > 0n && LAGGING.has(call.method)) return behind(call, lag)
     if (call.method !== 'eth_getLogs') return forward(call)
     counts.logs++
     const filter = (call.params?.[0] ?? {}) as { fromBlock?: string; toBlock?: string }
@@ -138,6 +137,16 @@ export async function startRpcProxy(target: string, rules: RpcProxyRules): Promi
 }
 
 const hex = (n: bigint) => `0x${n.toString(16)}`
+
+/** The calls whose answer depends on how far a node has followed the chain. */
+const LAGGING = new Set([
+  'eth_blockNumber',
+  'eth_getBlockByNumber',
+  'eth_getTransactionReceipt',
+  'eth_getLogs',
+  'eth_call',
+  'eth_getCode',
+])
 
 /** Hosted providers' refusals, in their own words (as their documentation and answers give them). */
 export const providerRefusals = {
