@@ -106,7 +106,7 @@ describe.skipIf(skip)('several providers of one chain, on a real node', () => {
     return proxy
   }
   const lagging = async (lag: { blocks: number }): Promise<RpcProxy> => {
-    const proxy = await startRpcProxy(anvil.url, { headLag: () => lag.blocks })
+    const proxy = await startRpcProxy(anvil.url, { head: (node) => node - BigInt(lag.blocks) })
     closing.push(proxy)
     return proxy
   }

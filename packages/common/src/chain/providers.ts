@@ -149,21 +149,33 @@ export class ProviderPool {
     if (!verdict?.ok || Date.now() - verdict.at > this.headMaxAgeMs) verdict = await this.look()
     if (!verdict.ok) throw verdict.error
     const failures: string[] = []
+    let behind = false
     for (const provider of verdict.routing) {
       if (!provider.answering) continue
+      let answers: RpcAnswer<T>[]
       try {
-        return await provider.endpoint.send<T>(calls)
+        answers = await provider.endpoint.send<T>(calls)
       } catch (error) {
         if (!(error instanceof RpcUnreachable)) throw error
         // a log range heavy enough to time out says nothing of the provider: LogRange narrows it
         if (calls.some((c) => c.method === 'eth_getLogs') && isTimeout(error)) throw error
         this.wentDown(provider, error)
         failures.push(`${provider.label}: ${errorReason(error)}`)
+        continue
       }
+      const missing = missingBlock(calls, answers, verdict.head)
+      if (missing === null) return answers
+      // no block at or below the head it reported (a load balancer's backend behind the others): its
+      // answers are not taken, and it is not used until a look finds it caught up
+      behind = true
+      provider.answering = false
+      this.setState(provider, 'lagging')
+      failures.push(`${provider.label}: no block ${missing}, below the head ${verdict.head}`)
     }
     // the next call looks at the heads again, rather than trusting a routing that just failed
     this.verdict = null
-    throw new ProvidersUnavailable(`${this.name}: no provider answered (${failures.join('; ')})`)
+    const message = `${this.name}: no provider answered (${failures.join('; ')})`
+    throw behind ? new ProvidersBehind(message) : new ProvidersUnavailable(message)
   }
 
   /** One call's result; the node's error is thrown as an RpcError. */
@@ -339,6 +351,18 @@ export class ProviderPool {
       )
     }
   }
+}
+
+/** A block asked by number, at or below `head`, that the provider answered it does not have; null if none. */
+function missingBlock(calls: readonly RpcCall[], answers: readonly RpcAnswer[], head: bigint): bigint | null {
+  for (const [i, call] of calls.entries()) {
+    if (call.method !== 'eth_getBlockByNumber') continue
+    const tag = call.params[0]
+    if (typeof tag !== 'string' || !/^0x[0-9a-f]+$/i.test(tag)) continue
+    const answer = answers[i]
+    if (answer && !answer.error && answer.result === null && BigInt(tag) <= head) return BigInt(tag)
+  }
+  return null
 }
 
 function isTimeout(error: unknown): boolean {

@@ -23,11 +23,11 @@ export interface RpcProxyRules {
   /** How long to hold the answer (a range too heavy to answer in time). */
   delayMs?(span: LogsSpan): number
   /**
-   * A provider behind the node by this many blocks (asked at each call), as a node that many blocks
-   * behind answers: its eth_blockNumber, its `latest` block, no block, receipt or log past its head, and
-   * eth_call at `latest` answered at its head (past it: `header not found`).
+   * A provider behind the node (a node syncing slowly, or stalled): the head it has given the node's
+   * (asked at each call). It answers as such a node does: that eth_blockNumber and `latest` block, no
+   * block, receipt or log past its head, and eth_call at `latest` at its head (past it: `header not found`).
    */
-  headLag?(): number
+  head?(nodeHead: bigint): bigint
 }
 
 export interface RpcProxy {
@@ -58,8 +58,7 @@ export async function startRpcProxy(target: string, rules: RpcProxyRules): Promi
 
   async function answer(call: { id: unknown; method: string; params?: unknown[] }): Promise<object> {
     const refuse = (error: RpcRefusal) => ({ jsonrpc: '2.0', id: call.id, error })
-    const lag = BigInt(rules.headLag?.() ?? 0)
-    if (lag > 0n && LAGGING.has(call.method)) return behind(call, lag)
+    if (rules.head && LAGGING.has(call.method)) return behind(call, rules.head)
     if (call.method !== 'eth_getLogs') return forward(call)
     counts.logs++
     const filter = (call.params?.[0] ?? {}) as { fromBlock?: string; toBlock?: string }
@@ -88,19 +87,44 @@ export async function startRpcProxy(target: string, rules: RpcProxyRules): Promi
     return reply
   }
 
-  /** The head and the blocks of a node `lag` blocks behind this one. */
-  async function behind(call: { id: unknown; method: string; params?: unknown[] }, lag: bigint) {
+  /** What a node behind this one answers (`headOf`: its head given the node's). */
+  async function behind(
+    call: { id: unknown; method: string; params?: unknown[] },
+    headOf: (nodeHead: bigint) => bigint,
+  ) {
     const now = BigInt(
       (await forward({ jsonrpc: '2.0', id: call.id, method: 'eth_blockNumber', params: [] }))
         .result as string,
     )
-    const head = now > lag ? now - lag : 0n
+    const head = headOf(now) < now ? headOf(now) : now
     const reply = (result: unknown) => ({ jsonrpc: '2.0', id: call.id, result })
-    if (call.method === 'eth_blockNumber') return reply(hex(head))
-    const [tag, full] = call.params ?? []
-    const number = tag === 'latest' || tag === 'safe' || tag === 'finalized' ? head : BigInt(tag as string)
-    if (number > head) return reply(null)
-    return forward({ ...call, params: [hex(number), full ?? false] })
+    const blockOf = (tag: unknown) => (typeof tag === 'string' && tag.startsWith('0x') ? BigInt(tag) : head)
+    const params = call.params ?? []
+    switch (call.method) {
+      case 'eth_blockNumber':
+        return reply(hex(head))
+      case 'eth_getBlockByNumber': {
+        const number = blockOf(params[0])
+        if (number > head) return reply(null)
+        return forward({ ...call, params: [hex(number), params[1] ?? false] })
+      }
+      case 'eth_getTransactionReceipt': {
+        const receipt = (await forward(call)).result as { blockNumber?: string } | null
+        return reply(receipt?.blockNumber && BigInt(receipt.blockNumber) <= head ? receipt : null)
+      }
+      case 'eth_getLogs': {
+        const logs = ((await forward(call)).result ?? []) as { blockNumber: string }[]
+        return reply(logs.filter((log) => BigInt(log.blockNumber) <= head))
+      }
+      default: {
+        // eth_call and eth_getCode: the block tag is the second parameter
+        const number = blockOf(params[1])
+        if (number > head) {
+          return { jsonrpc: '2.0', id: call.id, error: { code: -32000, message: 'header not found' } }
+        }
+        return forward({ ...call, params: [params[0], hex(number)] })
+      }
+    }
   }
 
   const server: Server = createServer((req, res) => {
