@@ -143,11 +143,35 @@ export class ProviderPool {
     return this.served!
   }
 
-  /** The calls' answers, in order (the node's errors included), from the freshest fit provider that answers. */
+  /**
+   * The calls' answers, in order (the node's errors included), from the freshest fit provider that
+   * answers. When every provider of the last look fails, the providers are looked at again (one may have
+   * come back, or the others be found behind) and the calls sent once more.
+   */
   async send<T = unknown>(calls: readonly RpcCall[]): Promise<RpcAnswer<T>[]> {
     let verdict = this.verdict
-    if (!verdict?.ok || Date.now() - verdict.at > this.headMaxAgeMs) verdict = await this.look()
-    if (!verdict.ok) throw verdict.error
+    let looked = false
+    if (!verdict?.ok || Date.now() - verdict.at > this.headMaxAgeMs) {
+      verdict = await this.look()
+      looked = true
+    }
+    for (;;) {
+      if (!verdict.ok) throw verdict.error
+      const answers = await this.sendRouted<T>(calls, verdict)
+      if (!(answers instanceof Error)) return answers
+      // the next call looks at the heads again, rather than trusting a routing that just failed
+      this.verdict = null
+      if (looked) throw answers
+      verdict = await this.look()
+      looked = true
+    }
+  }
+
+  /** The calls sent to the providers `verdict` routes to, in turn; the error when none answered usably. */
+  private async sendRouted<T>(
+    calls: readonly RpcCall[],
+    verdict: Verdict & { ok: true },
+  ): Promise<RpcAnswer<T>[] | Error> {
     const failures: string[] = []
     let behind = false
     for (const provider of verdict.routing) {
@@ -172,10 +196,8 @@ export class ProviderPool {
       this.setState(provider, 'lagging')
       failures.push(`${provider.label}: no block ${missing}, below the head ${verdict.head}`)
     }
-    // the next call looks at the heads again, rather than trusting a routing that just failed
-    this.verdict = null
     const message = `${this.name}: no provider answered (${failures.join('; ')})`
-    throw behind ? new ProvidersBehind(message) : new ProvidersUnavailable(message)
+    return behind ? new ProvidersBehind(message) : new ProvidersUnavailable(message)
   }
 
   /** One call's result; the node's error is thrown as an RpcError. */
