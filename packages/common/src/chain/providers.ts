@@ -223,7 +223,14 @@ export class ProviderPool {
     const now = Date.now()
     const due = this.providers.filter((p) => p.backoff.due(now))
     // every provider backing off: ask them all rather than nobody
-    await Promise.all((due.length > 0 ? due : this.providers).map((p) => this.probe(p)))
+    const asked = due.length > 0 ? due : this.providers
+    const returning = asked.filter((p) => p.state === 'down')
+    const others = asked.filter((p) => p.state !== 'down')
+    const probes = others.map((p) => this.probe(p))
+    // one that was down is asked, but not waited for while another may answer: a silent provider would
+    // hold every look for its timeout; its answer counts at the next look
+    const back = returning.map((p) => this.probe(p))
+    await Promise.all(others.length > 0 ? probes : [...probes, ...back])
     let verdict: Verdict
     try {
       const { head, routing } = this.judge()
