@@ -1,4 +1,4 @@
-import { type ChainIdentity, describeChain, judgeChain, type Logger, type Sql } from '@genesis/common'
+import { type ChainIdentity, describeChain, judgeChain, type OutageLogger, type Sql } from '@genesis/common'
 import type { Config } from '../config.js'
 import { rememberChain, rememberedChain } from '../db/chain-identity.js'
 
@@ -14,7 +14,7 @@ export async function checkChainAtStart(
   sql: Sql,
   config: Pick<Config, 'NODE_ENV'>,
   served: () => Promise<ChainIdentity>,
-  logger: Pick<Logger, 'info' | 'warn'>,
+  logger: OutageLogger,
 ): Promise<{ refused: string } | null> {
   let chain: ChainIdentity
   try {
