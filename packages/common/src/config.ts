@@ -1,5 +1,6 @@
 import { type Static, type TObject, Type } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
+import { RPC_URL_LIST_PATTERN } from './chain/rpc-urls.js'
 import { defaultDataDir } from './data-dir.js'
 
 export class ConfigError extends Error {
@@ -13,6 +14,13 @@ const LogLevel = Type.Union(
   ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
 )
 
+/**
+ * An RPC setting: one http(s) provider URL or a comma-separated list of providers of the same chain
+ * (chain/providers.ts uses the healthiest). `splitRpcUrls` makes the list.
+ */
+export const rpcUrlList = (description?: string) =>
+  Type.String({ pattern: RPC_URL_LIST_PATTERN, ...(description ? { description } : {}) })
+
 /** The variables every service honours. */
 export function baseConfigSchema(service: { service: string; port: number }) {
   return Type.Object({
@@ -25,7 +33,8 @@ export function baseConfigSchema(service: { service: string; port: number }) {
     LOG_FORMAT: Type.Optional(Type.Union([Type.Literal('json'), Type.Literal('pretty')])),
     CORS_ORIGINS: Type.String({ default: '*' }),
     AUTH_MAX_AGE_S: Type.Integer({ minimum: 1, default: 300 }),
-    AUTH_RPC_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+    /** Contract-wallet (EIP-1654) checks: one http(s) provider URL or a comma-separated list of them. */
+    AUTH_RPC_URL: Type.Optional(rpcUrlList()),
     /** Admission control: signature verifications and heavy routes' answers in progress at once, 0 = off. */
     AUTH_VERIFY_CONCURRENCY: Type.Integer({ minimum: 0, maximum: 1000, default: 4 }),
     HEAVY_CONCURRENCY: Type.Integer({ minimum: 0, maximum: 1000, default: 4 }),

@@ -3,7 +3,7 @@
 // @dcl/crypto asking the wallet's `isValidSignature` over JSON-RPC. Real PostgreSQL for the replay store.
 //
 // Guards the provider verify.ts hands @dcl/crypto for a contract-wallet chain (`usesContractWallet && rpcUrl ?
-// new HTTPProvider(rpcUrl) : null` → `null`, or the condition → `false`): provider → null at verify.ts, and
+// authProviders(rpcUrl) : null` → `null`, or the condition → `false`): provider → null at verify.ts, and
 // every test here that expects the wallet accepted fails, @dcl/crypto having no node to ask.
 import { type AuthChain, AuthLinkType } from '@dcl/crypto'
 import { type Anvil, chainTestsSkipReason, deploy, startAnvil } from '@genesis/contracts'
@@ -137,6 +137,17 @@ describe.skipIf(skip)('a signed request from a contract wallet (EIP-1654 on anvi
       // wallet's answer is on-chain state, so there is none here.
       expect(ephemeralExpiresAt).toBeUndefined()
     }
+  })
+
+  it('is accepted with AUTH_RPC_URL a list of providers whose first is down', async () => {
+    const now = Date.now()
+    const { signer } = await verifyChain(request(walletHeaders(rawDigest(owner), now)), {
+      maxAgeS: MAX_AGE_S,
+      // a port nothing listens on, then the node
+      rpcUrl: `http://127.0.0.1:9, ${anvil.url}`,
+      now: () => now,
+    })
+    expect(signer.address).toBe(wallet.toLowerCase())
   })
 
   it('is accepted through the service, and once only whatever the spelling of its signatures', async () => {

@@ -1,4 +1,4 @@
-import { baseConfigSchema, ConfigError, readConfig } from '@genesis/common'
+import { baseConfigSchema, ConfigError, readConfig, rpcUrlListProblem } from '@genesis/common'
 import { type Static, Type } from '@sinclair/typebox'
 import { CHAIN_IDS } from './schemas/primitives.js'
 
@@ -41,13 +41,17 @@ export const configSchema = Type.Composite([
 ])
 
 export type Config = Static<typeof configSchema> & {
-  /** RPC_URL_<chain_id> → URL, for the reconciler. */
+  /** RPC_URL_<chain_id> → its providers (one URL or a comma-separated list), for the reconciler. */
   rpcUrls: Map<string, string>
 }
 
 const RPC_PREFIX = 'RPC_URL_'
 
-/** RPC_URL_<chain_id> variables: the chain must be one of the spec's, the URL http(s). */
+/**
+ * RPC_URL_<chain_id> variables: the chain must be one of the spec's, the value one http(s) URL or a
+ * comma-separated list of providers of that chain. A refused value is named, never printed (a provider's
+ * URL often holds its API key).
+ */
 export function parseRpcUrls(env: NodeJS.ProcessEnv): Map<string, string> {
   const urls = new Map<string, string>()
   const problems: string[] = []
@@ -56,9 +60,11 @@ export function parseRpcUrls(env: NodeJS.ProcessEnv): Map<string, string> {
     const chainId = name.slice(RPC_PREFIX.length)
     if (!(CHAIN_IDS as readonly string[]).includes(chainId)) {
       problems.push(`${name}: chain ${JSON.stringify(chainId)} is not one of ${CHAIN_IDS.join(', ')}`)
-    } else if (!/^https?:\/\/\S+$/.test(value)) {
-      problems.push(`${name}: must be an http(s) URL (got ${JSON.stringify(value)})`)
-    } else urls.set(chainId, value)
+    } else {
+      const problem = rpcUrlListProblem(name, value)
+      if (problem) problems.push(problem)
+      else urls.set(chainId, value)
+    }
   }
   if (problems.length > 0) throw new ConfigError(problems)
   return urls

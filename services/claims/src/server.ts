@@ -14,7 +14,7 @@ const { config, logger, db } = await openService({
   migrationsDir,
   settings: CLAIMS_DB_SETTINGS,
 })
-const chains = createDispenserChains(config.rpcUrls, { confirmations: config.CLAIMS_CONFIRMATIONS })
+const chains = createDispenserChains(config.rpcUrls, { confirmations: config.CLAIMS_CONFIRMATIONS, logger })
 const app = await buildApp({ sql: db.sql, config, logger, context: { chains } })
 
 const sweeper = startPeriodic('sweeper', config.SWEEP_INTERVAL_MS, (signal) => sweep(db.sql, signal), logger)
@@ -24,7 +24,17 @@ const reconciler = createReconciler({
   logger,
   graceS: config.RECONCILE_GRACE_S,
   metrics: app.metrics,
+  production: config.NODE_ENV === 'production',
 })
+// a chain whose genesis is not the one its claims were decided on: in production, no start
+const refusals = await reconciler.checkChains()
+if (refusals.size > 0) {
+  for (const reason of refusals.values()) console.error(reason)
+  destroyChains(chains)
+  await app.close()
+  await db.close()
+  process.exit(1)
+}
 const reconciling = startPeriodic(
   'reconciler',
   config.RECONCILE_INTERVAL_MS,

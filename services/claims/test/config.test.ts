@@ -42,7 +42,22 @@ describe('configuration', () => {
     expect(problems).toMatch(/CLAIM_TTL_S/)
     expect(problems).toMatch(/CLAIMS_ADMIN_TOKEN/)
     expect(problems).toMatch(/RPC_URL_999: chain "999"/)
-    expect(problems).toMatch(/RPC_URL_5: must be an http\(s\) URL/)
+    expect(problems).toMatch(/RPC_URL_5: the value must be an http\(s\) URL, not ftp/)
     expect(problems).toMatch(/CLAIMS_CONFIRMATIONS/)
+  })
+
+  it('RPC_URL_<chain_id> takes a comma-separated list of providers, and never prints a refused one', () => {
+    const config = loadConfig({ RPC_URL_80002: 'http://127.0.0.1:8545, https://amoy.example/v2/key' })
+    expect(config.rpcUrls.get('80002')).toBe('http://127.0.0.1:8545, https://amoy.example/v2/key')
+    let error: unknown
+    try {
+      loadConfig({ RPC_URL_80002: 'https://user:s3cret@amoy.example/v2/k3y, ws://node.example' })
+    } catch (e) {
+      error = e
+    }
+    expect((error as ConfigError).problems).toEqual([
+      'RPC_URL_80002: entry 2 of 2 must be an http(s) URL, not ws',
+    ])
+    expect((error as ConfigError).message).not.toMatch(/s3cret|k3y/)
   })
 })

@@ -5,12 +5,13 @@ import { startPeriodic } from '../src/jobs/periodic.js'
 const refTimers = () => process.getActiveResourcesInfo().filter((resource) => resource === 'Timeout').length
 
 describe('startPeriodic', () => {
-  // Mutation guarded: the warning's fields `{ err, task: name }` → `{}`: the log would say a task failed
-  // but neither which one nor why.
+  // Mutation guarded: the warning's fields `{ task: name }` → `{}`: the log would say a task failed but not
+  // which one. One line when it starts failing, one when it succeeds again.
   it('never overlaps runs, survives a failed run, and stop() waits for the run in progress', async () => {
     const warnings: { obj: object; msg: string }[] = []
+    const infos: { obj: object; msg: string }[] = []
     const logger = {
-      info: () => {},
+      info: (obj: object, msg: string) => infos.push({ obj, msg }),
       warn: (obj: object, msg: string) => warnings.push({ obj, msg }),
     }
     let running = 0
@@ -41,7 +42,18 @@ describe('startPeriodic', () => {
     await reachedThird
     await periodic.stop()
     expect(maxRunning).toBe(1)
-    expect(warnings).toEqual([{ obj: { err: failure, task: 'task' }, msg: 'task failed' }])
+    expect(warnings).toEqual([
+      {
+        obj: { task: 'task', reason: 'first run fails', retryInMs: 1000 },
+        msg: 'task: down (first run fails); retrying every 0.005 s',
+      },
+    ])
+    expect(infos).toEqual([
+      {
+        obj: { task: 'task', downS: expect.any(Number), failures: 1 },
+        msg: expect.stringMatching(/^task: back after \d+ s$/),
+      },
+    ])
     expect(finished).toBe(runs)
   })
 

@@ -1,4 +1,4 @@
-import { baseConfigSchema, readConfig } from '@genesis/common'
+import { baseConfigSchema, ConfigError, readConfig, rpcUrlList, rpcUrlListProblem } from '@genesis/common'
 import { type Static, Type } from '@sinclair/typebox'
 
 const Hex32 = (description: string, defaultValue: string) =>
@@ -35,7 +35,8 @@ export const configSchema = Type.Composite([
       '0x7d7c0b9d97385bada5fec6861e97d0df414af3c3',
     ),
     THIRD_PARTY_REGISTRY_CHAIN_ID: Type.Integer({ minimum: 1, default: 80002 }),
-    RPC_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+    /** The chain's JSON-RPC: one URL or a comma-separated list of providers of that chain. */
+    RPC_URL: Type.Optional(rpcUrlList()),
     RPC_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 10_000 }),
     LOCK_TTL_S: Type.Integer({ minimum: 1, default: 86_400 }),
   }),
@@ -43,7 +44,12 @@ export const configSchema = Type.Composite([
 
 export type Config = Static<typeof configSchema>
 
-export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => readConfig(configSchema, env)
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const config = readConfig(configSchema, env)
+  const problem = config.RPC_URL ? rpcUrlListProblem('RPC_URL', config.RPC_URL) : null
+  if (problem) throw new ConfigError([problem])
+  return config
+}
 
 export const parseAddressList = (value: string): string[] =>
   value

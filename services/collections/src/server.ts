@@ -1,5 +1,6 @@
-import { openService, runService } from '@genesis/common'
+import { openService, ProviderPool, runService, splitRpcUrls } from '@genesis/common'
 import { buildApp, SERVICE } from './app.js'
+import { checkChainAtStart } from './chain/chain-identity.js'
 import { loadConfig } from './config.js'
 import { COLLECTIONS_DB_SETTINGS } from './db/settings.js'
 import { readyKeys } from './keys-ready.js'
@@ -16,6 +17,21 @@ try {
 } catch (error) {
   await db.close()
   throw error
+}
+const rpcUrl = config.RPC_URL
+if (rpcUrl) {
+  const providers = new ProviderPool({
+    urls: splitRpcUrls(rpcUrl),
+    name: 'RPC_URL',
+    timeoutMs: config.RPC_TIMEOUT_MS,
+  })
+  // another chain than the one this database followed: in production, no start
+  const check = await checkChainAtStart(db.sql, config, () => providers.chain(), logger)
+  if (check) {
+    console.error(check.refused)
+    await db.close()
+    process.exit(1)
+  }
 }
 const app = await buildApp({ sql: db.sql, config, logger })
 

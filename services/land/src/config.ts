@@ -1,4 +1,11 @@
-import { Address, baseConfigSchema, readConfig } from '@genesis/common'
+import {
+  Address,
+  baseConfigSchema,
+  ConfigError,
+  readConfig,
+  rpcUrlList,
+  rpcUrlListProblem,
+} from '@genesis/common'
 import { type Static, Type } from '@sinclair/typebox'
 
 export const configSchema = Type.Composite([
@@ -24,8 +31,11 @@ export const configSchema = Type.Composite([
     LAND_RENDERS_IN_FLIGHT: Type.Integer({ minimum: 0, maximum: 64, default: 2 }),
     /** Quiet time after a `land_changed` notification before the index is rebuilt (writes come in bursts). */
     LAND_REFRESH_DEBOUNCE_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 100 }),
-    /** JSON-RPC URL of the chain to follow; unset: the data comes from the seed and imports only. */
-    LAND_RPC_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+    /**
+     * The chain to follow: one JSON-RPC URL or a comma-separated list of providers of that chain (the
+     * healthiest is used); unset: the data comes from the seed and imports only.
+     */
+    LAND_RPC_URL: Type.Optional(rpcUrlList()),
     /**
      * The LAND registry: followed with LAND_RPC_URL, and the contract `/v2/contracts/:address/tokens/:id`
      * describes (default there: mainnet's).
@@ -62,6 +72,8 @@ export type Config = Static<typeof configSchema>
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const config = readConfig(configSchema, env)
   if (config.LAND_RPC_URL) {
+    const problem = rpcUrlListProblem('LAND_RPC_URL', config.LAND_RPC_URL)
+    if (problem) throw new ConfigError([problem])
     const missing = ['LAND_REGISTRY_ADDRESS', 'ESTATE_REGISTRY_ADDRESS', 'MARKETPLACE_ADDRESS'].filter(
       (name) => !config[name as keyof Config],
     )

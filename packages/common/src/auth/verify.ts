@@ -1,6 +1,8 @@
-import { createRequire } from 'node:module'
 import { type AuthChain, Authenticator, AuthLinkType, parseEphemeralPayload } from '@dcl/crypto'
 import type { Admission } from '../admission.js'
+import { legacyProvider } from '../chain/pool-provider.js'
+import { ProviderPool } from '../chain/providers.js'
+import { splitRpcUrls } from '../chain/rpc-urls.js'
 import { verifiedDelegation } from './delegation-cache.js'
 import {
   parseChain,
@@ -12,9 +14,19 @@ import {
 import { fastKeccak256, recoverPersonalSigner } from './native-crypto.js'
 import { invalidSignature, refuse } from './refusal.js'
 
-// eth-connect is CommonJS marked __esModule: Node's `import x from` gives its module.exports, but vitest
-// (and bundlers) give its `default`, the RequestManager, which has no HTTPProvider. require is the same everywhere.
-const { HTTPProvider } = createRequire(import.meta.url)('eth-connect') as typeof import('eth-connect')
+/**
+ * The providers of each AUTH_RPC_URL (one URL or a comma-separated list), made once: a pool remembers
+ * which of them answer, so a contract-wallet check fails over and skips a provider that is down.
+ */
+const pools = new Map<string, ProviderPool>()
+function authProviders(rpcUrl: string) {
+  let pool = pools.get(rpcUrl)
+  if (!pool) {
+    pool = new ProviderPool({ urls: splitRpcUrls(rpcUrl), name: 'AUTH_RPC_URL' })
+    pools.set(rpcUrl, pool)
+  }
+  return legacyProvider(pool)
+}
 
 export interface VerifiedSigner {
   /** The owner of the chain, lower-case. */
@@ -148,7 +160,7 @@ async function verifyAnyChain(chain: AuthChain, expected: string, rpcUrl: string
       'Contract-wallet (EIP-1654) signatures cannot be verified: no RPC is configured',
     )
   }
-  const provider = usesContractWallet && rpcUrl ? new HTTPProvider(rpcUrl) : null
+  const provider = usesContractWallet && rpcUrl ? authProviders(rpcUrl) : null
   const result = await Authenticator.validateSignature(expected, chain, provider, now)
   if (!result.ok) throw invalidSignature(result.message ?? 'the auth chain does not verify')
 }

@@ -14,7 +14,7 @@ export interface RpcRefusal {
   data?: unknown
 }
 
-/** How the proxy treats eth_getLogs; every other call goes to the node as it is. */
+/** How the proxy treats eth_getLogs and the head; every other call goes to the node as it is. */
 export interface RpcProxyRules {
   /** A refusal by the range alone, before the node is asked (null: forwarded). */
   range?(span: LogsSpan): RpcRefusal | null
@@ -22,6 +22,12 @@ export interface RpcProxyRules {
   answer?(logs: readonly unknown[], span: LogsSpan): RpcRefusal | null
   /** How long to hold the answer (a range too heavy to answer in time). */
   delayMs?(span: LogsSpan): number
+  /**
+   * A provider behind the node (a node syncing slowly, or stalled): the head it has given the node's
+   * (asked at each call). It answers as such a node does: that eth_blockNumber and `latest` block, no
+   * block, receipt or log past its head, and eth_call at `latest` at its head (past it: `header not found`).
+   */
+  head?(nodeHead: bigint): bigint
 }
 
 export interface RpcProxy {
@@ -52,6 +58,7 @@ export async function startRpcProxy(target: string, rules: RpcProxyRules): Promi
 
   async function answer(call: { id: unknown; method: string; params?: unknown[] }): Promise<object> {
     const refuse = (error: RpcRefusal) => ({ jsonrpc: '2.0', id: call.id, error })
+    if (rules.head && LAGGING.has(call.method)) return behind(call, rules.head)
     if (call.method !== 'eth_getLogs') return forward(call)
     counts.logs++
     const filter = (call.params?.[0] ?? {}) as { fromBlock?: string; toBlock?: string }
@@ -78,6 +85,46 @@ export async function startRpcProxy(target: string, rules: RpcProxyRules): Promi
       answered.push(span)
     }
     return reply
+  }
+
+  /** What a node behind this one answers (`headOf`: its head given the node's). */
+  async function behind(
+    call: { id: unknown; method: string; params?: unknown[] },
+    headOf: (nodeHead: bigint) => bigint,
+  ) {
+    const now = BigInt(
+      (await forward({ jsonrpc: '2.0', id: call.id, method: 'eth_blockNumber', params: [] }))
+        .result as string,
+    )
+    const head = headOf(now) < now ? headOf(now) : now
+    const reply = (result: unknown) => ({ jsonrpc: '2.0', id: call.id, result })
+    const blockOf = (tag: unknown) => (typeof tag === 'string' && tag.startsWith('0x') ? BigInt(tag) : head)
+    const params = call.params ?? []
+    switch (call.method) {
+      case 'eth_blockNumber':
+        return reply(hex(head))
+      case 'eth_getBlockByNumber': {
+        const number = blockOf(params[0])
+        if (number > head) return reply(null)
+        return forward({ ...call, params: [hex(number), params[1] ?? false] })
+      }
+      case 'eth_getTransactionReceipt': {
+        const receipt = (await forward(call)).result as { blockNumber?: string } | null
+        return reply(receipt?.blockNumber && BigInt(receipt.blockNumber) <= head ? receipt : null)
+      }
+      case 'eth_getLogs': {
+        const logs = ((await forward(call)).result ?? []) as { blockNumber: string }[]
+        return reply(logs.filter((log) => BigInt(log.blockNumber) <= head))
+      }
+      default: {
+        // eth_call and eth_getCode: the block tag is the second parameter
+        const number = blockOf(params[1])
+        if (number > head) {
+          return { jsonrpc: '2.0', id: call.id, error: { code: -32000, message: 'header not found' } }
+        }
+        return forward({ ...call, params: [params[0], hex(number)] })
+      }
+    }
   }
 
   const server: Server = createServer((req, res) => {
@@ -114,6 +161,16 @@ export async function startRpcProxy(target: string, rules: RpcProxyRules): Promi
 }
 
 const hex = (n: bigint) => `0x${n.toString(16)}`
+
+/** The calls whose answer depends on how far a node has followed the chain. */
+const LAGGING = new Set([
+  'eth_blockNumber',
+  'eth_getBlockByNumber',
+  'eth_getTransactionReceipt',
+  'eth_getLogs',
+  'eth_call',
+  'eth_getCode',
+])
 
 /** Hosted providers' refusals, in their own words (as their documentation and answers give them). */
 export const providerRefusals = {

@@ -1,4 +1,5 @@
-import { Interface, JsonRpcProvider, Network, type TransactionReceipt } from 'ethers'
+import { type OutageLogger, PoolProvider, ProviderPool, splitRpcUrls } from '@genesis/common'
+import { Interface, type TransactionReceipt } from 'ethers'
 import { claimIdToBytes32 } from './voucher.js'
 
 /** The parts of the RewardsDispenser's ABI the service reads. */
@@ -51,7 +52,10 @@ export const expiresAtS = (claim: ClaimOnChain) => Math.floor(claim.expires_at.g
 export interface DispenserChain {
   chainId: string
   confirmations: number
-  provider: JsonRpcProvider
+  /** The chain's providers (RPC_URL_<chain_id>): its head, its identity, the healthiest provider. */
+  pool: ProviderPool
+  /** An ethers provider on the pool. */
+  provider: PoolProvider
   finalBlock(): Promise<FinalBlock | null>
   /** `claimed(claimId)` of each claim's contract at `block`, in JSON-RPC batches. */
   claimedAt(claims: readonly ClaimOnChain[], block: number): Promise<boolean[]>
@@ -69,21 +73,23 @@ export interface ChainOptions {
   confirmations: number
   /** Most calls in one JSON-RPC batch. */
   batchMaxCount?: number
+  /** How long one request to one provider may take. */
+  timeoutMs?: number
+  /** Told when one of several providers goes down, lags or comes back. */
+  logger?: OutageLogger
 }
 
-export function createDispenserChain(chainId: string, url: string, options: ChainOptions): DispenserChain {
-  const network = Network.from(BigInt(chainId))
-  // the chain fixed so that it never probes the network, and no response cache: each tick must see the
-  // blocks that appeared since the last one
-  const provider = new JsonRpcProvider(url, network, {
-    staticNetwork: network,
-    cacheTimeout: -1,
-    batchMaxCount: options.batchMaxCount ?? 500,
+/** The dispenser reads of one chain, over its providers: `urls` is one URL or a comma-separated list. */
+export function createDispenserChain(chainId: string, urls: string, options: ChainOptions): DispenserChain {
+  const pool = new ProviderPool({
+    urls: splitRpcUrls(urls),
+    name: `RPC_URL_${chainId}`,
+    timeoutMs: options.timeoutMs,
+    logger: options.logger,
   })
-  let requests = 0
-  void provider.on('debug', (event: { action?: string }) => {
-    if (event.action === 'sendRpcPayload') requests++
-  })
+  // the chain fixed (no network probing) and no response cache (PoolProvider): each tick sees the blocks
+  // that appeared since the last one; its head is the pool's, never a lagging provider's
+  const provider = new PoolProvider(pool, chainId, { batchMaxCount: options.batchMaxCount ?? 500 })
   const { confirmations } = options
 
   const finalBlock = async (): Promise<FinalBlock | null> => {
@@ -106,6 +112,7 @@ export function createDispenserChain(chainId: string, url: string, options: Chai
   return {
     chainId,
     confirmations,
+    pool,
     provider,
     finalBlock,
     claimedAt,
@@ -138,12 +145,12 @@ export function createDispenserChain(chainId: string, url: string, options: Chai
       if (redeemed) return 'redeemed'
       return final.timestamp > expiresAtS(claim) ? 'dead' : 'live'
     },
-    requests: () => requests,
+    requests: () => pool.requests,
     destroy: () => provider.destroy(),
   }
 }
 
-/** A DispenserChain per RPC_URL_<chain_id>. */
+/** A DispenserChain per RPC_URL_<chain_id> (each one URL or a comma-separated list of providers). */
 export function createDispenserChains(
   rpcUrls: Map<string, string>,
   options: ChainOptions,

@@ -1,4 +1,4 @@
-import { BATCH_SIZE, type Queryable } from '@genesis/common'
+import { BATCH_SIZE, type ChainIdentity, type Queryable, type Sql } from '@genesis/common'
 import type { Redemption } from '../chain/dispenser.js'
 
 /** A live claim of a watched chain, as the reconciler needs it. */
@@ -151,4 +151,48 @@ export async function returnToClaimed(sql: Queryable, id: string, checkedHash: s
     update claim_transactions set status = 'claimed', transaction_hash = null, updated_at = now()
     where id = ${id} and status = 'pending' and transaction_hash = ${checkedHash}`
   return result.count > 0
+}
+
+/** The chain whose blocks the claims of `chainId` were decided on, if recorded. */
+export async function rememberedChain(sql: Queryable, chainId: string): Promise<ChainIdentity | null> {
+  const [row] = await sql<{ genesis_hash: string }[]>`
+    select genesis_hash from chain_identities where chain_id = ${chainId}`
+  return row ? { chainId, genesisHash: row.genesis_hash } : null
+}
+
+/** Records the chain of a chain id seen for the first time (a replica that recorded it first wins). */
+export async function recordChain(sql: Queryable, chain: ChainIdentity): Promise<void> {
+  await sql`
+    insert into chain_identities (chain_id, genesis_hash) values (${chain.chainId}, ${chain.genesisHash})
+    on conflict (chain_id) do nothing`
+}
+
+/**
+ * A development chain replaced by `chain`: in one transaction, its watched claims whose state came from
+ * the old chain's proof go back to `claimed` for the new chain to decide (`successful`: the redemption
+ * minted nothing on the new chain; `pending`: the reported transaction was sent to the old one), the
+ * cursor is forgotten (the scan starts again on the new chain), and the new chain is recorded. `failed`
+ * claims stay failed: their rewards are free and may already be in another claim. Replicas serialise on
+ * an advisory lock and a replica finding the chain already recorded does nothing (null).
+ */
+export async function startChainOver(
+  sql: Sql,
+  chain: ChainIdentity,
+  previous: string | null,
+): Promise<{ reopened: number } | null> {
+  return sql.begin(async (tx) => {
+    await tx`select pg_advisory_xact_lock(hashtext('claims chain identity'), hashtext(${chain.chainId}))`
+    const [row] = await tx<{ genesis_hash: string }[]>`
+      select genesis_hash from chain_identities where chain_id = ${chain.chainId}`
+    if ((row?.genesis_hash ?? null) !== previous) return null
+    await tx`select set_config('claims.replaced_chain', ${chain.chainId}, true)`
+    const reopened = await tx`
+      update claim_transactions set status = 'claimed', transaction_hash = null, updated_at = now()
+      where chain_id = ${chain.chainId} and watched and status in ('successful', 'pending')`
+    await tx`delete from reconciler_cursors where chain_id = ${chain.chainId}`
+    await tx`
+      insert into chain_identities (chain_id, genesis_hash) values (${chain.chainId}, ${chain.genesisHash})
+      on conflict (chain_id) do update set genesis_hash = excluded.genesis_hash, recorded_at = now()`
+    return { reopened: reopened.count }
+  })
 }

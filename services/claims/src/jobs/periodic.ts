@@ -1,3 +1,5 @@
+import { Outage } from '@genesis/common'
+
 export interface Logger {
   info(obj: object, msg: string): void
   warn(obj: object, msg: string): void
@@ -9,8 +11,10 @@ export interface Periodic {
 }
 
 /**
- * Runs `task` every `intervalMs`, never two runs at once; a failed run is logged and the next one tries
- * again. The task's signal is aborted by stop(), so that a long run ends after the batch under way.
+ * Runs `task` every `intervalMs`, never two runs at once; the next run after a failed one tries again. A
+ * failure is logged once, in one line, and the first success after it once: not a stack trace per run
+ * while the database is away. The task's signal is aborted by stop(), so that a long run ends after the
+ * batch under way.
  */
 export function startPeriodic(
   name: string,
@@ -20,11 +24,14 @@ export function startPeriodic(
 ): Periodic {
   let running: Promise<void> | null = null
   const stopping = new AbortController()
+  const outage = new Outage(logger, name, { retrying: `retrying every ${intervalMs / 1000} s` })
   const timer = setInterval(() => {
     if (running) return
     running = task(stopping.signal)
-      .then(() => undefined)
-      .catch((err: unknown) => logger.warn({ err, task: name }, `${name} failed`))
+      .then(() => outage.recovered({ task: name }))
+      .catch((err: unknown) => {
+        outage.failed(err, { task: name })
+      })
       .finally(() => {
         running = null
       })

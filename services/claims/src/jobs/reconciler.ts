@@ -1,4 +1,13 @@
-import { BATCH_SIZE, inBatches, LogRange, readLogRange, type Sql } from '@genesis/common'
+import {
+  BATCH_SIZE,
+  describeChain,
+  inBatches,
+  judgeChain,
+  LogRange,
+  Outage,
+  readLogRange,
+  type Sql,
+} from '@genesis/common'
 import { Counter, type Registry } from 'prom-client'
 import { type DispenserChain, receiptRedeems } from '../chain/dispenser.js'
 import {
@@ -10,7 +19,10 @@ import {
   markRedeemed,
   pendingClaims,
   readCursor,
+  recordChain,
+  rememberedChain,
   returnToClaimed,
+  startChainOver,
 } from '../db/reconciler.js'
 import type { Logger } from './periodic.js'
 
@@ -29,7 +41,17 @@ export interface ReconcilerOptions {
   initialLookback?: number
   /** Most expired or pending claims looked at per chain and tick. */
   batchSize?: number
+  /**
+   * NODE_ENV=production: a chain whose genesis is not the one its claims were decided on is refused (its
+   * claims are left alone). Otherwise it is a development chain started afresh: its claims start over.
+   */
+  production?: boolean
+  /** The clock of the back-off (tests move it). */
+  clock?: () => number
 }
+
+/** What checking a chain's identity against the database decided. */
+export type ChainCheck = { ok: true } | { ok: false; reason: string }
 
 export interface ReconcileReport {
   /** Claims whose receipt or voucher was looked at. */
@@ -84,12 +106,79 @@ export function createReconciler(options: ReconcilerOptions) {
   // per chain, the range its provider accepts, learned across ticks
   const ranges = new Map<string, LogRange>()
   const { sql, logger } = options
+  const clock = options.clock ?? Date.now
+  const production = options.production ?? false
+  // per chain: its outage (back-off, one line per change), the genesis checked against the database,
+  // why it was refused, and whether its cursor is past the chain's final block (said once)
+  const outages = new Map<string, Outage>()
+  const checked = new Map<string, string>()
+  const refused = new Map<string, string>()
+  const cursorAhead = new Set<string>()
+  const outageOf = (chainId: string) => {
+    let outage = outages.get(chainId)
+    if (!outage) {
+      outage = new Outage(logger, `reconciler: chain ${chainId}`)
+      outages.set(chainId, outage)
+    }
+    return outage
+  }
+
+  /**
+   * Whether the chain the providers serve is the one the chain's claims were decided on (recorded the first
+   * time). Another one (its genesis differs) is, in development, a node started afresh: the chain's claims
+   * start over (db/reconciler.ts startChainOver), in one log line; in production it is refused.
+   */
+  async function checkChain(chain: DispenserChain): Promise<ChainCheck> {
+    // a look at the providers now: a node started afresh since the last tick shows its new chain
+    await chain.pool.head()
+    const served = await chain.pool.chain()
+    if (checked.get(chain.chainId) === served.genesisHash) return { ok: true }
+    const remembered = await rememberedChain(sql, chain.chainId)
+    let verdict = judgeChain(remembered, served, { production })
+    if (verdict === 'first') {
+      // recorded before chains were: a cursor past the chain's head was another chain's
+      const cursor = await readCursor(sql, chain.chainId)
+      if (cursor !== null && BigInt(cursor) > (await chain.pool.head()))
+        verdict = production ? 'refused' : 'replaced'
+    }
+    const previous = remembered ? describeChain(remembered) : 'a chain whose blocks this node does not have'
+    if (verdict === 'refused') {
+      const reason =
+        `claims: RPC_URL_${chain.chainId} serves another chain (${describeChain(served)}) than the one its ` +
+        `claims were decided on (${previous}); point it at that chain, or give this chain its own database`
+      return { ok: false, reason }
+    }
+    if (verdict === 'first') await recordChain(sql, served)
+    if (verdict === 'replaced') {
+      const started = await startChainOver(sql, served, remembered?.genesisHash ?? null)
+      ranges.delete(chain.chainId)
+      if (started) {
+        logger.warn(
+          { chainId: chain.chainId, previous, now: describeChain(served), reopened: started.reopened },
+          `reconciler: RPC_URL_${chain.chainId} is another chain than the one its claims were decided on ` +
+            `(${previous}); a development chain, so its claims start over: ${started.reopened} successful or ` +
+            'pending claims are claimed again for the new chain to decide, and its blocks are scanned afresh',
+        )
+      }
+    }
+    checked.set(chain.chainId, served.genesisHash)
+    return { ok: true }
+  }
 
   async function scanRedemptions(chain: DispenserChain, finalBlock: number, report: ReconcileReport) {
     const contracts = await liveContracts(sql, chain.chainId)
     const range = ranges.get(chain.chainId) ?? new LogRange({ max: maxBlockRange })
     ranges.set(chain.chainId, range)
     let cursor = (await readCursor(sql, chain.chainId)) ?? Math.max(-1, finalBlock - initialLookback)
+    // the same chain with its final block behind the cursor (its head went back): nothing to scan until
+    // it is past the cursor again, and said once
+    if (cursor > finalBlock && !cursorAhead.has(chain.chainId)) {
+      cursorAhead.add(chain.chainId)
+      logger.warn(
+        { chainId: chain.chainId, cursor, finalBlock },
+        `reconciler: chain ${chain.chainId}'s final block ${finalBlock} is behind the last block scanned (${cursor}); waiting for the chain to pass it`,
+      )
+    } else if (cursor <= finalBlock) cursorAhead.delete(chain.chainId)
     while (cursor < finalBlock) {
       const { result: found, to: last } = await readLogRange(
         range,
@@ -155,6 +244,14 @@ export function createReconciler(options: ReconcilerOptions) {
   }
 
   async function reconcileChain(chain: DispenserChain, report: ReconcileReport, signal?: AbortSignal) {
+    const check = await checkChain(chain)
+    if (!check.ok) {
+      // left alone, said once
+      if (refused.get(chain.chainId) !== check.reason) logger.warn({ chainId: chain.chainId }, check.reason)
+      refused.set(chain.chainId, check.reason)
+      return
+    }
+    refused.delete(chain.chainId)
     if (!adopted.has(chain.chainId)) {
       await adoptChain(sql, chain.chainId, signal)
       // stopped half-way: the rest is adopted on the next start
@@ -170,24 +267,44 @@ export function createReconciler(options: ReconcilerOptions) {
   }
 
   return {
-    /** One pass over every watched chain; callable directly (tests, or an operator's script). */
+    /**
+     * One pass over every watched chain whose back-off is over; callable directly (tests, or an operator's
+     * script). A chain that fails is tried again after 1, 2, 4 … 128 s, and its outage is logged once.
+     */
     async tick(signal?: AbortSignal): Promise<ReconcileReport> {
       const report: ReconcileReport = { checked: 0, successful: 0, failed: 0, returned: 0, errors: 0 }
       for (const chain of options.chains.values()) {
         if (signal?.aborted) break
+        const outage = outageOf(chain.chainId)
+        if (!outage.due(clock())) continue
         try {
           await reconcileChain(chain, report, signal)
+          outage.recovered({ chainId: chain.chainId }, clock())
         } catch (err) {
-          // the node down or slow (or the database): what was applied stands, the rest waits for the next tick
+          // the node down or slow (or the database): what was applied stands, the rest waits for its turn
           report.errors++
           failures?.inc({ chain_id: chain.chainId })
-          logger.warn(
-            { err, chainId: chain.chainId },
-            'reconciler: the chain could not be read; retried next tick',
-          )
+          outage.failed(err, { chainId: chain.chainId }, clock())
         }
       }
       return report
+    },
+
+    /**
+     * Checks each watched chain's identity (at start): the chains refused (production, another chain), with
+     * why. A chain whose providers do not answer is left to the ticks, which check it before acting.
+     */
+    async checkChains(): Promise<Map<string, string>> {
+      const refusals = new Map<string, string>()
+      for (const chain of options.chains.values()) {
+        try {
+          const check = await checkChain(chain)
+          if (!check.ok) refusals.set(chain.chainId, check.reason)
+        } catch (err) {
+          outageOf(chain.chainId).failed(err, { chainId: chain.chainId }, clock())
+        }
+      }
+      return refusals
     },
   }
 }

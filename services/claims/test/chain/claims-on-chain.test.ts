@@ -16,8 +16,10 @@ describe.skipIf(skip)(
     // the reconciler of server.ts, with RPC_URL_<chain_id> pointing at the node; every block final at once
     const f = useChainFixture({ confirmations: 0 })
     let reconciler: Reconciler
+    // the back-off's clock: a chain that failed is asked again once its wait is over
+    let now = 0
     beforeAll(() => {
-      reconciler = f.reconciler()
+      reconciler = f.reconciler({ clock: () => now })
     })
 
     const itemId = () => BigInt(`0x${randomBytes(6).toString('hex')}`).toString()
@@ -151,6 +153,7 @@ describe.skipIf(skip)(
       } finally {
         await f.anvil.start() // same port, same chain state
       }
+      now += 1000 // the first wait of the back-off
       expect(await reconciler.tick()).toMatchObject({ successful: 1, errors: 0 })
       expect((await read(dave, claim)).status).toBe('successful')
     })

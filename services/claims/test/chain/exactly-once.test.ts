@@ -223,7 +223,9 @@ describe.skipIf(skip)('exactly once on chain (anvil)', () => {
     const redeemed = await f.send(jack, claim)
     await f.report(jack, claim, redeemed.hash)
     await f.mine(CONFIRMATIONS)
-    const reconciler = f.reconciler()
+    // the back-off's clock: a failed chain is tried again once its wait (1 s after a first failure) is over
+    let now = 0
+    const reconciler = f.reconciler({ clock: () => now })
     const failuresBefore = await failures(f)
 
     await f.anvil.stop()
@@ -237,11 +239,14 @@ describe.skipIf(skip)('exactly once on chain (anvil)', () => {
     } finally {
       await f.anvil.start()
     }
+    // backing off: not asked again before its time
+    expect(await reconciler.tick()).toMatchObject({ successful: 0, errors: 0 })
+    now += 1000
     expect(await reconciler.tick()).toMatchObject({ successful: 1, errors: 0 })
     expect((await f.read(jack, claim)).status).toBe('successful')
   })
 
-  it('an RPC URL pointing at a closed port: every tick fails and counts, nothing is written', async () => {
+  it('an RPC URL pointing at a closed port: every attempt fails and counts, nothing is written', async () => {
     const kim = await f.fundedUser()
     const { claim } = await f.claimFor(kim)
     await f.report(kim, claim, unknownHash())
@@ -249,9 +254,13 @@ describe.skipIf(skip)('exactly once on chain (anvil)', () => {
       [f.chainId, createDispenserChain(f.chainId, 'http://127.0.0.1:1', { confirmations: 0 })],
     ])
     try {
-      const reconciler = f.reconciler({ chains: closed, graceS: 0 })
+      let now = 0
+      const reconciler = f.reconciler({ chains: closed, graceS: 0, clock: () => now })
       const before = await failures(f)
       expect(await reconciler.tick()).toMatchObject({ errors: 1, returned: 0, failed: 0 })
+      // within its back-off the chain is not asked: no attempt, no failure
+      expect(await reconciler.tick()).toMatchObject({ errors: 0 })
+      now += 1000
       expect(await reconciler.tick()).toMatchObject({ errors: 1 })
       expect(await failures(f)).toBe(before + 2)
       expect((await f.read(kim, claim)).status).toBe('pending')

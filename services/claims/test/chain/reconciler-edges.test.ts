@@ -266,11 +266,16 @@ describe.skipIf(skip)('the reconciler at its edges (anvil)', () => {
     } finally {
       for (const chain of closed.values()) chain.destroy()
     }
+    // one line, without a stack trace: the reason and when it is tried again
     expect(logger.lines).toEqual([
       {
         level: 'warn',
-        obj: { err: expect.any(Error), chainId: f.chainId },
-        msg: 'reconciler: the chain could not be read; retried next tick',
+        obj: {
+          chainId: f.chainId,
+          reason: `RPC_URL_${f.chainId}: no provider answered (#1 127.0.0.1:1: bad port)`,
+          retryInMs: 1000,
+        },
+        msg: `reconciler: chain ${f.chainId}: down (RPC_URL_${f.chainId}: no provider answered (#1 127.0.0.1:1: bad port)); retrying with back-off up to 128 s`,
       },
     ])
   })

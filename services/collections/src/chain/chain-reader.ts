@@ -1,4 +1,12 @@
-import { Contract, FetchRequest, Interface, isError, JsonRpcProvider, Network } from 'ethers'
+import {
+  type ChainIdentity,
+  PoolProvider,
+  ProviderPool,
+  ProvidersBehind,
+  ProvidersUnavailable,
+  splitRpcUrls,
+} from '@genesis/common'
+import { Contract, Interface, isError } from 'ethers'
 import { rpcUnavailable } from '../errors.js'
 
 /** What the service asks the chain. Absent (null) when no RPC_URL is configured. */
@@ -16,10 +24,13 @@ export interface ChainReader {
   contractOwner(collectionAddress: string): Promise<string | null>
   /** The registry's `isThirdPartyManager(thirdPartyId, address)`: who manages a third party is decided there. */
   isThirdPartyManager(thirdPartyId: string, address: string): Promise<boolean>
+  /** The chain the providers serve (its id and genesis hash). */
+  chain(): Promise<ChainIdentity>
   destroy(): void
 }
 
 export interface ChainReaderConfig {
+  /** RPC_URL: one provider URL or a comma-separated list of providers of the chain. */
   rpcUrl: string
   chainId: number
   timeoutMs: number
@@ -46,18 +57,25 @@ const collection = new Interface(COLLECTION_ABI)
 /** A revert is the contract's answer, not the node's failure. */
 const isRevert = (error: unknown) => isError(error, 'CALL_EXCEPTION')
 
+/** What a client is told of a node that could not answer: the reason, without the providers' hosts. */
+function unavailableReason(error: unknown): string {
+  if (error instanceof ProvidersUnavailable) return 'no provider answered'
+  if (error instanceof ProvidersBehind) return 'the providers are behind the chain'
+  return error instanceof Error ? error.message.split('\n')[0]! : String(error)
+}
+
 export function createChainReader(config: ChainReaderConfig): ChainReader {
-  const request = new FetchRequest(config.rpcUrl)
-  request.timeout = config.timeoutMs
-  // A fixed network: no start-up probing that would retry forever while the node is down. No response cache:
-  // ethers reuses an answer (or a failure) for 250 ms by default, so a contract deployed or a node back
-  // within that window would still read as missing or down.
-  const provider = new JsonRpcProvider(request, Network.from(config.chainId), {
-    staticNetwork: Network.from(config.chainId),
-    batchMaxCount: 1,
-    batchStallTime: 0,
-    cacheTimeout: -1,
+  // The providers of RPC_URL behind one pool: the healthiest answers, another if it fails or times out,
+  // and none that lags the others (a contract deployed, or a cheque consumed, a moment ago would read as
+  // not there). PoolProvider fixes the network (no start-up probing that would retry forever while the
+  // node is down) and keeps no response cache: ethers reuses an answer (or a failure) for 250 ms by
+  // default, so a contract deployed or a node back within that window would still read as missing or down.
+  const pool = new ProviderPool({
+    urls: splitRpcUrls(config.rpcUrl),
+    name: 'RPC_URL',
+    timeoutMs: config.timeoutMs,
   })
+  const provider = new PoolProvider(pool, config.chainId, { batchMaxCount: 1, batchStallTime: 0 })
   const registry = new Contract(config.registryAddress, REGISTRY_ABI, provider)
   const receipts = registry.getFunction('receipts')
   const isThirdPartyManager = registry.getFunction('isThirdPartyManager')
@@ -66,8 +84,7 @@ export function createChainReader(config: ChainReaderConfig): ChainReader {
     try {
       return await call()
     } catch (error) {
-      const reason = error instanceof Error ? error.message.split('\n')[0] : String(error)
-      throw rpcUnavailable(what, reason)
+      throw rpcUnavailable(what, unavailableReason(error))
     }
   }
 
@@ -102,6 +119,7 @@ export function createChainReader(config: ChainReaderConfig): ChainReader {
         const manager: boolean = await isThirdPartyManager.staticCall(thirdPartyId, address)
         return manager
       }),
+    chain: () => pool.chain(),
     destroy: () => provider.destroy(),
   }
 }

@@ -1,3 +1,4 @@
+import { describeChain as describeGenesis, sameChain as sameGenesis } from '@genesis/common'
 import type { ChainIdentity } from '../db/chain-state.js'
 import type { Contracts } from './events.js'
 import type { Rpc } from './rpc.js'
@@ -7,10 +8,10 @@ export interface NodeChain extends ChainIdentity {
   client: string
 }
 
+/** The chain the providers agree on (chain id and genesis: @genesis/common's ProviderPool), and the node's software. */
 export async function nodeChain(rpc: Rpc, contracts: Contracts): Promise<NodeChain> {
-  const [chainId, genesis, client] = await Promise.all([rpc.chainId(), rpc.block(0n), rpc.clientVersion()])
-  if (!genesis) throw new Error('the node has no genesis block')
-  return { chainId: chainId.toString(), genesisHash: genesis.hash, ...contracts, client }
+  const [chain, client] = await Promise.all([rpc.identity(), rpc.clientVersion()])
+  return { chainId: chain.chainId, genesisHash: chain.genesisHash, ...contracts, client }
 }
 
 /** Chain ids no public network uses: development nodes' defaults (anvil and hardhat, ganache and geth --dev). */
@@ -24,14 +25,9 @@ export const isDevelopmentChain = (node: NodeChain, flag?: boolean): boolean =>
   flag ?? (DEVELOPMENT_CHAIN_IDS.has(node.chainId) || /^(anvil|hardhat|ganache)/i.test(node.client))
 
 const sameChain = (a: ChainIdentity, b: ChainIdentity) =>
-  a.chainId === b.chainId &&
-  a.genesisHash === b.genesisHash &&
-  a.land === b.land &&
-  a.estates === b.estates &&
-  a.marketplace === b.marketplace
+  sameGenesis(a, b) && a.land === b.land && a.estates === b.estates && a.marketplace === b.marketplace
 
-export const describeChain = (c: ChainIdentity) =>
-  `chain ${c.chainId}, genesis ${c.genesisHash.slice(0, 10)}…, LAND registry ${c.land}`
+export const describeChain = (c: ChainIdentity) => `${describeGenesis(c)}, LAND registry ${c.land}`
 
 /** What the database holds, beside the identity it recorded. */
 export interface StoreState {

@@ -1,4 +1,4 @@
-import { type Logger, LogRange, type Queryable, readLogRange, type Sql } from '@genesis/common'
+import { type Logger, LogRange, Outage, type Queryable, readLogRange, type Sql } from '@genesis/common'
 import type { Registry } from 'prom-client'
 import {
   type ChainCursor,
@@ -97,7 +97,7 @@ export class ChainIndexer {
   refused: string | null = null
 
   constructor(private readonly options: IndexerOptions) {
-    this.rpc = new Rpc(options.rpcUrl, options.rpcTimeoutMs)
+    this.rpc = new Rpc(options.rpcUrl, options.rpcTimeoutMs, options.logger)
     this.range = new LogRange({ max: options.maxBlockRange ?? 2000 })
     this.metrics = new IndexerMetrics(options.metrics, () => this.cursor)
   }
@@ -129,31 +129,30 @@ export class ChainIndexer {
 
   private async run(): Promise<void> {
     const { logger, pollMs = 500 } = this.options
-    let failures = 0
+    // the shared back-off, on the poll's scale (pollMs doubling up to 16×): one line when steps start
+    // failing, with the reason, and one when they succeed again
+    const outage = new Outage(logger, 'land indexer', { firstMs: pollMs * 2, maxMs: pollMs * 16 })
     while (!this.stopped) {
       let moved = false
+      let wait = pollMs
       try {
         const lease = this.lease ?? (await this.takeLease())
         if (lease) moved = await this.step(lease)
         else this.cursor = await readCursor(this.options.sql)
-        failures = 0
+        outage.recovered()
       } catch (err) {
         if (err instanceof ChainRefused) {
           this.refuse(err.message)
           break
         }
-        failures++
-        // the first failure and then every power of two: an outage is visible without a line per poll
-        if ((failures & (failures - 1)) === 0) {
-          logger.warn({ err: String(err), failures }, 'land indexer: step failed, retrying')
-        }
+        wait = outage.failed(err)
         // a broken connection may have taken the lock with it: compete for it again
         if (this.lease && !(await this.lease.holds())) {
           this.lease = null
           logger.warn('land indexer: lost the writer connection, competing for the lock again')
         }
       }
-      if (!moved && !this.stopped) await this.pause(pollMs * 2 ** Math.min(failures, 4))
+      if (!moved && !this.stopped) await this.pause(wait)
     }
     if (this.refused) {
       await this.lease?.release()

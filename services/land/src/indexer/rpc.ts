@@ -1,15 +1,15 @@
+import {
+  type ChainIdentity,
+  type OutageLogger,
+  ProviderPool,
+  type RpcCall,
+  RpcError,
+  splitRpcUrls,
+} from '@genesis/common'
 import type { RpcLog } from './events.js'
 
-/** An error the node answered (JSON-RPC `error`), as opposed to the node being unreachable. */
-export class RpcError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-    readonly data?: unknown,
-  ) {
-    super(message)
-  }
-}
+export type { RpcCall }
+export { RpcError }
 
 export interface RpcBlock {
   number: bigint
@@ -19,95 +19,41 @@ export interface RpcBlock {
   timestamp: number
 }
 
-export interface RpcCall {
-  method: string
-  params: unknown[]
-}
-
-interface Answer<T> {
-  id?: unknown
-  result?: T
-  error?: { code: number; message: string; data?: unknown }
-}
-
-/** A node takes requests up to a size (anvil: 2 MB): a batch is sent in parts of at most this many bytes. */
-const MAX_BATCH_BYTES = 1_000_000
-
 /**
- * JSON-RPC over fetch, with a timeout on each request: single calls and batches (one request, answered in
- * order by the node: the order transactions are sent in is the order of the block). Used by the indexer and
- * by the chain demo; ethers' provider does much more work to decode a large answer, and nothing of it is
- * needed for the few calls made.
+ * The chain's JSON-RPC as the indexer and the chain demo use it: single calls and batches over fetch, to
+ * the providers of LAND_RPC_URL (one URL or a comma-separated list; @genesis/common's ProviderPool: the
+ * healthiest, failing over on errors and timeouts). `blockNumber` is the pool's head, which no lagging
+ * provider decides: a provider behind the others never makes the indexer undo blocks. ethers' provider
+ * does much more work to decode a large answer, and nothing of it is needed for the few calls made.
  */
 export class Rpc {
-  private id = 0
+  readonly pool: ProviderPool
 
-  constructor(
-    readonly url: string,
-    private readonly timeoutMs = 10_000,
-  ) {}
-
-  private async post(body: string, what: string): Promise<unknown> {
-    const res = await fetch(this.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body,
-      signal: AbortSignal.timeout(this.timeoutMs),
-    })
-    const text = await res.text()
-    let parsed: unknown
-    try {
-      parsed = JSON.parse(text)
-    } catch {
-      throw new Error(`${what}: HTTP ${res.status}, not JSON: ${text.slice(0, 200)}`)
-    }
-    // an HTTP error may still carry the node's JSON-RPC error, which says more
-    if (!res.ok && !(parsed as Answer<unknown> | null)?.error) throw new Error(`${what}: HTTP ${res.status}`)
-    return parsed
+  constructor(urls: string, timeoutMs = 10_000, logger?: OutageLogger) {
+    this.pool = new ProviderPool({ urls: splitRpcUrls(urls), name: 'LAND_RPC_URL', timeoutMs, logger })
   }
 
-  async call<T>(method: string, params: unknown[]): Promise<T> {
-    const answer = (await this.post(
-      JSON.stringify({ jsonrpc: '2.0', id: ++this.id, method, params }),
-      method,
-    )) as Answer<T>
-    if (answer.error) throw new RpcError(answer.error.code, answer.error.message, answer.error.data)
-    return answer.result as T
+  call<T>(method: string, params: unknown[]): Promise<T> {
+    return this.pool.call<T>(method, params)
   }
 
-  /**
-   * The calls' results, in order, in as few requests as the node's size limit allows. The first error
-   * answered is thrown. A node that does not take batches (its answer is not a list) is asked one call at
-   * a time.
-   */
-  async batch<T>(calls: readonly RpcCall[]): Promise<T[]> {
-    const out: T[] = []
-    for (const part of partsBySize(calls, MAX_BATCH_BYTES)) {
-      const first = this.id + 1
-      this.id += part.length
-      const body = `[${part.map((c, i) => JSON.stringify({ jsonrpc: '2.0', id: first + i, ...c })).join(',')}]`
-      const answers = await this.post(body, `${part[0]!.method} batch`)
-      if (!Array.isArray(answers)) {
-        for (const c of part) out.push(await this.call<T>(c.method, c.params))
-        continue
-      }
-      const byId = new Map((answers as Answer<T>[]).map((a) => [a.id, a]))
-      for (const [i, c] of part.entries()) {
-        const answer = byId.get(first + i)
-        if (!answer) throw new Error(`${c.method}: no answer in the batch`)
-        if (answer.error) throw new RpcError(answer.error.code, answer.error.message, answer.error.data)
-        out.push(answer.result as T)
-      }
-    }
-    return out
+  /** The calls' results, in order, in as few requests as the node's size limit allows; the first error is thrown. */
+  batch<T>(calls: readonly RpcCall[]): Promise<T[]> {
+    return this.pool.batch<T>(calls)
   }
 
-  async blockNumber(): Promise<bigint> {
-    return BigInt(await this.call<string>('eth_blockNumber', []))
+  /** The head to index up to: every provider the calls go to has it. */
+  blockNumber(): Promise<bigint> {
+    return this.pool.head()
   }
 
   async chainId(): Promise<bigint> {
-    return BigInt(await this.call<string>('eth_chainId', []))
+    return BigInt((await this.pool.chain()).chainId)
+  }
+
+  /** The chain the providers serve: its id and genesis hash. */
+  identity(): Promise<ChainIdentity> {
+    return this.pool.chain()
   }
 
   /** The node's software (`anvil/v1.2.3`...), or '' when it does not say. */
@@ -148,24 +94,6 @@ export class Rpc {
       },
     ])
   }
-}
-
-function partsBySize<T>(items: readonly T[], maxBytes: number): T[][] {
-  const out: T[][] = []
-  let part: T[] = []
-  let bytes = 0
-  for (const item of items) {
-    const size = JSON.stringify(item).length
-    if (part.length > 0 && bytes + size > maxBytes) {
-      out.push(part)
-      part = []
-      bytes = 0
-    }
-    part.push(item)
-    bytes += size
-  }
-  if (part.length > 0) out.push(part)
-  return out
 }
 
 const hex = (n: bigint) => `0x${n.toString(16)}`
