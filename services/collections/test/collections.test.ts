@@ -90,6 +90,48 @@ describe('PUT /v1/collections/{id}: a standard collection', () => {
     )
   })
 
+  it("refuses a manager's change of managers or minters (403, nothing changed); the same lists in any spelling pass", async () => {
+    const id = await createCollection(h.app, alice, { managers: [bob.address, carol.address], minters: [] })
+    const before = await read(alice, id)
+    const stranger = `0x${'5a'.repeat(20)}`
+    for (const change of [
+      { managers: [bob.address, stranger], minters: [stranger] },
+      { managers: [bob.address, stranger] },
+      { managers: [bob.address] },
+      { minters: [stranger] },
+    ]) {
+      const body = refusal(
+        await call(h.app, bob, 'PUT', `/v1/collections/${id}`, { id, name: 'Taken over', ...change }),
+        403,
+        'forbidden',
+      )
+      expect(body.error).toMatch(/^Only its owner may change the collection's (managers|minters)$/)
+      expect(await read(alice, id)).toEqual(before)
+    }
+    // The record sent back as read, reordered and checksummed, is no change.
+    const upper = (a: string) => `0x${a.slice(2).toUpperCase()}`
+    const name = uniqueName('Manager edit')
+    const same = await call(h.app, bob, 'PUT', `/v1/collections/${id}`, {
+      id,
+      name,
+      managers: [upper(carol.address), bob.address, carol.address],
+      minters: [],
+    })
+    expect(same.statusCode, same.body).toBe(204)
+    const after = await read(alice, id)
+    expect(after).toMatchObject({ name, minters: [] })
+    expect([...after.managers].sort()).toEqual([...before.managers].sort())
+    // The owner may change both.
+    const owner = await call(h.app, alice, 'PUT', `/v1/collections/${id}`, {
+      id,
+      name,
+      managers: [bob.address],
+      minters: [stranger],
+    })
+    expect(owner.statusCode, owner.body).toBe(204)
+    expect(await read(alice, id)).toMatchObject({ managers: [bob.address], minters: [stranger] })
+  })
+
   it('refuses a name used by another standard collection, ignoring case and blanks (409 name_in_use)', async () => {
     const name = uniqueName('Taken')
     await createCollection(h.app, alice, { name })

@@ -133,9 +133,25 @@ function checkSameUrn(row: CollectionRow, urn: CollectionUrn | null | undefined)
   }
 }
 
+/** The same members in any order; both lists are already lower-case without duplicates. */
+const sameMembers = (sent: readonly string[] | undefined, stored: readonly string[]) =>
+  sent === undefined || (sent.length === stored.length && sent.every((address) => stored.includes(address)))
+
+/**
+ * Who manages and mints is the owner's to say, as the collection contract lets only its creator set
+ * managers: otherwise a manager could add a stranger and remove the owner's other managers. A manager
+ * may send the lists back unchanged (in any order or spelling), since clients send the whole record.
+ */
+function checkMembersChange(row: CollectionRow, caller: string, write: WriteRequest) {
+  if (row.eth_address === caller) return
+  if (!sameMembers(write.managers, row.managers)) throw notAllowed('its owner', "change the collection's managers")
+  if (!sameMembers(write.minters, row.minters)) throw notAllowed('its owner', "change the collection's minters")
+}
+
 async function update(tx: Queryable, ctx: CollectionWriter, caller: string, write: WriteRequest) {
   const row = await lockEditableCollection(tx, ctx, write.id, caller, { action: 'update it' })
   checkSameUrn(row, write.urn)
+  checkMembersChange(row, caller, write)
   await updateCollection(tx, row.id, {
     name: write.name,
     name_key: write.nameKey,
