@@ -1,8 +1,10 @@
 import { spawn, spawnSync } from 'node:child_process'
 import { once } from 'node:events'
+import { PassThrough } from 'node:stream'
 import { fileURLToPath } from 'node:url'
 import { stripVTControlCharacters } from 'node:util'
 import { describe, expect, it } from 'vitest'
+import { prettyLogStream } from '../src/kit/pretty-log.js'
 import { useTestDatabase } from '../src/testing/vitest.js'
 
 const script = fileURLToPath(new URL('./fixtures/logging-server.ts', import.meta.url))
@@ -113,5 +115,26 @@ describe('in a terminal', () => {
     expect(plain).toMatch(/INFO: incoming request GET \/hello\r?\n/)
     expect(plain).toMatch(/INFO: request completed → 200 in [\d.]+ ms/)
     expect(plain).not.toMatch(/^\{"level"/m)
+  })
+})
+
+describe('the readable form of a line', () => {
+  it("never passes a request's control or bidi characters to the terminal", async () => {
+    const out = new PassThrough()
+    let printed = ''
+    out.on('data', (chunk: Buffer) => {
+      printed += chunk.toString()
+    })
+    const pretty = prettyLogStream({ destination: out })
+    expect(pretty).toBeDefined()
+    const hostile = 'name\u001b[2J\u009b31m\u202egnp.exe\u2066'
+    pretty!.write(
+      `${JSON.stringify({ level: 30, time: 0, msg: `hello ${hostile}`, req: { method: 'GET', url: `/a${hostile}` }, field: hostile })}\n`,
+    )
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(printed).toContain('hello name\\u001b[2J\\u009b31m\\u202egnp.exe\\u2066 GET /aname')
+    expect(printed).toContain('\\u009b31m\\u202egnp.exe') // the extra field, printed as JSON
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the characters the output must not carry
+    expect(printed).not.toMatch(/[\u001b\u0080-\u009f\u202a-\u202e\u2066-\u2069]/u)
   })
 })

@@ -99,8 +99,39 @@ describe('PUT /v1/collections/{id}', () => {
     const name = `${'y'.repeat(30)}${randomUUID().slice(0, 12)}`
     expect((await call(h.app, alice, 'PUT', url(id), { id, name: `  ${name}  ` })).statusCode).toBe(204)
   })
-  it('refuses control characters in a name', () =>
-    badField('PUT', url(randomUUID()), { id, name: 'a\u0007b' }, 'body.name'))
+  it('refuses control characters (C0 and C1) and bidi overrides in a name, and keeps nothing', async () => {
+    for (const name of [
+      'a\u0007b',
+      'a\u009b31mb',
+      'a\u0085b',
+      'invoice\u202egnp.exe',
+      'a\u2066b\u2069',
+      '\u202ex',
+    ]) {
+      const other = randomUUID()
+      await badField('PUT', url(other), { id: other, name }, 'body.name')
+      refusal(await call(h.app, alice, 'GET', url(other)), 404, 'not_found')
+    }
+    // The neighbours of the refused ranges are names like any other.
+    const other = randomUUID()
+    const fine = `a\u00a0é\u200fb ${randomUUID().slice(0, 8)}`
+    expect((await call(h.app, alice, 'PUT', url(other), { id: other, name: fine })).statusCode).toBe(204)
+  })
+  it('refuses C1 controls and bidi overrides in a search', async () => {
+    for (const [q, shown] of [
+      ['\u009b', '"\\u009b"'],
+      ['\u202e', '"\\u202e"'],
+    ] as const) {
+      await badField('GET', `/v1/addresses?q=${encodeURIComponent(q)}`, undefined, 'query.q')
+      // The message a person reads shows the character as an escape, never the character itself.
+      const body = refusal(
+        await call(h.app, alice, 'GET', `/v1/addresses?q=${encodeURIComponent(q)}`),
+        400,
+        'bad_request',
+      )
+      expect(body.error).toContain(`Invalid query parameter q ${shown}`)
+    }
+  })
   it('refuses a malformed URN', async () => {
     const other = randomUUID()
     for (const urn of ['urn:nope', 'urn:decentraland:sepolia:collections-thirdparty:tp', 42]) {

@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyRequest } from 'fastify'
+import { escapeUnsafeText } from '../display-text.js'
 import { HINT } from '../envelope.js'
 import { DECIMAL_KEYWORD, GUARD_KEYWORD } from './validation.js'
 
@@ -39,9 +40,12 @@ const MESSAGE_LIMIT = 160
 
 const cut = (text: string, limit: number) => (text.length > limit ? `${text.slice(0, limit)}…` : text)
 
-/** The bad value as the caller would recognise it, cut short when long. */
+/**
+ * The bad value as the caller would recognise it, cut short when long. Control and bidi characters are
+ * written as escapes: the message is read by people, in a page or a terminal, and `data` keeps the value.
+ */
 const quote = (value: unknown) =>
-  cut(typeof value === 'string' ? `"${value}"` : String(JSON.stringify(value)), QUOTE_LIMIT)
+  cut(typeof value === 'string' ? `"${escapeUnsafeText(value)}"` : String(JSON.stringify(value)), QUOTE_LIMIT)
 
 /** A value fit to echo back in data: scalars only, long strings cut short. */
 const echo = (value: unknown) => (typeof value === 'string' ? cut(value, TEXT_LIMIT) : value)

@@ -1,5 +1,8 @@
 import { createRequire } from 'node:module'
+import { Transform } from 'node:stream'
+import { StringDecoder } from 'node:string_decoder'
 import type { DestinationStream } from 'pino'
+import { escapeC1AndBidi, escapeUnsafeText } from '../display-text.js'
 
 /** The fields of a pino line the pretty form reads. */
 interface LogLine {
@@ -58,8 +61,25 @@ export function prettyLogStream(
       if (log.req) text += ` ${log.req.method} ${log.req.url}`
       if (log.res) text += ` → ${log.res.statusCode}`
       if (typeof log.responseTime === 'number') text += ` in ${log.responseTime.toFixed(1)} ms`
-      return `${prefix}${text}`
+      // The message and URL are printed as they are: a request's text must not drive the terminal.
+      return `${prefix}${escapeUnsafeText(text)}`
     },
-    ...(options.destination ? { destination: options.destination } : {}),
+    destination: escapingStream(options.destination ?? process.stdout),
   })
+}
+
+/**
+ * pino-pretty prints the other fields as JSON, which escapes C0 controls but not C1 controls (CSI) or
+ * bidi overrides: those are escaped on the way out. Our own colour codes are C0 (ESC) and pass.
+ */
+function escapingStream(destination: NodeJS.WritableStream): NodeJS.WritableStream {
+  const utf8 = new StringDecoder('utf8') // a character split across chunks is decoded whole
+  const escaping = new Transform({
+    decodeStrings: false,
+    transform(chunk: Buffer | string, _encoding, done) {
+      done(null, escapeC1AndBidi(typeof chunk === 'string' ? chunk : utf8.write(chunk)))
+    },
+  })
+  escaping.pipe(destination)
+  return escaping
 }

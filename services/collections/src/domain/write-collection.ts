@@ -144,8 +144,10 @@ const sameMembers = (sent: readonly string[] | undefined, stored: readonly strin
  */
 function checkMembersChange(row: CollectionRow, caller: string, write: WriteRequest) {
   if (row.eth_address === caller) return
-  if (!sameMembers(write.managers, row.managers)) throw notAllowed('its owner', "change the collection's managers")
-  if (!sameMembers(write.minters, row.minters)) throw notAllowed('its owner', "change the collection's minters")
+  if (!sameMembers(write.managers, row.managers))
+    throw notAllowed('its owner', "change the collection's managers")
+  if (!sameMembers(write.minters, row.minters))
+    throw notAllowed('its owner', "change the collection's minters")
 }
 
 async function update(tx: Queryable, ctx: CollectionWriter, caller: string, write: WriteRequest) {

@@ -1,4 +1,4 @@
-import { Address, Nullable, PageQuery } from '@genesis/common'
+import { Address, BIDI_CONTROLS, C0_CONTROLS, C1_CONTROLS, Nullable, PageQuery } from '@genesis/common'
 import { type Static, Type } from '@sinclair/typebox'
 import { CollectionUrn, DateTime, Id, Name } from './fields.js'
 
@@ -81,8 +81,8 @@ export const AddressParams = Type.Object({ address: Address })
 export const Search = Type.String({
   minLength: 1,
   maxLength: 100,
-  pattern: '^[^\\u0000-\\u001f\\u007f]+$',
-  description: 'Case-insensitive substring of the name (no control characters)',
+  pattern: `^[^${C0_CONTROLS}${C1_CONTROLS}${BIDI_CONTROLS}]+$`,
+  description: 'Case-insensitive substring of the name (no control characters or bidi overrides)',
 })
 
 export const MAX_PAGE = 1_000_000

@@ -1,4 +1,4 @@
-import { HINT } from '@genesis/common'
+import { BIDI_CONTROLS, C0_CONTROLS, C1_CONTROLS, HINT } from '@genesis/common'
 import { Type } from '@sinclair/typebox'
 
 export const NAME_MAX_LENGTH = 42
@@ -11,18 +11,20 @@ export const URN_SEGMENT = '[A-Za-z0-9][A-Za-z0-9._-]{0,99}'
 const COLLECTION_URN_PATTERN = `^urn:decentraland:${URN_NETWORK}:(collections-v2:0x[0-9a-fA-F]{40}|collections-thirdparty:${URN_SEGMENT}:${URN_SEGMENT})$`
 
 /**
- * 1 to 42 characters once trimmed (the service stores it trimmed), no control characters and no lone
- * surrogate (half of a UTF-16 pair, which PostgreSQL would store as U+FFFD). The raw value may carry
- * surrounding blanks; the pattern pins the trimmed length. Patterns are compiled with the `u` flag, so
- * `\uD800-\uDFFF` in a class matches only an unpaired half.
+ * 1 to 42 characters once trimmed (the service stores it trimmed), no control characters (C0 or C1: a
+ * terminal showing a log reads them as commands), no bidi override or isolate (which make a name read as
+ * another) and no lone surrogate (half of a UTF-16 pair, which PostgreSQL would store as U+FFFD). The raw
+ * value may carry surrounding blanks; the pattern pins the trimmed length. Patterns are compiled with the
+ * `u` flag, so `\uD800-\uDFFF` in a class matches only an unpaired half.
  */
-const NAME_CHAR = '[^\\u0000-\\u001f\\u007f\\uD800-\\uDFFF]'
-const NAME_EDGE = '[^\\s\\u0000-\\u001f\\u007f\\uD800-\\uDFFF]'
+const REFUSED = `${C0_CONTROLS}${C1_CONTROLS}${BIDI_CONTROLS}\\uD800-\\uDFFF`
+const NAME_CHAR = `[^${REFUSED}]`
+const NAME_EDGE = `[^\\s${REFUSED}]`
 export const Name = Type.String({
   maxLength: 200,
   pattern: `^\\s*${NAME_EDGE}(?:${NAME_CHAR}{0,${NAME_MAX_LENGTH - 2}}${NAME_EDGE})?\\s*$`,
   description: `1 to ${NAME_MAX_LENGTH} characters after trimming`,
-  [HINT]: `must be 1 to ${NAME_MAX_LENGTH} characters after trimming, without control characters or unpaired surrogates`,
+  [HINT]: `must be 1 to ${NAME_MAX_LENGTH} characters after trimming, without control characters, bidi overrides or unpaired surrogates`,
   examples: ['Summer Wearables'],
 })
 

@@ -1,4 +1,4 @@
-import { Nullable, PagedEnvelope } from '@genesis/common'
+import { BIDI_CONTROLS, C1_CONTROLS, Nullable, PagedEnvelope } from '@genesis/common'
 import { type Static, Type } from '@sinclair/typebox'
 import { Paging, Search } from './collection.js'
 import { DateTime, Id } from './fields.js'
@@ -39,8 +39,8 @@ export const DecisionBody = Type.Object(
       Type.String({
         minLength: 1,
         maxLength: MAX_COMMENT_LENGTH,
-        // line breaks and tabs are fine in a comment, other control characters are not
-        pattern: '^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]+$',
+        // line breaks and tabs are fine in a comment, other control characters and bidi overrides are not
+        pattern: `^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f${C1_CONTROLS}${BIDI_CONTROLS}]+$`,
         description: `The committee's note to the creator, up to ${MAX_COMMENT_LENGTH} characters`,
       }),
     ),
