@@ -77,11 +77,28 @@ export function readConfig<T extends TObject>(schema: T, env: NodeJS.ProcessEnv 
   }
   const value = Value.Default(schema, Value.Convert(schema, raw))
   if (Value.Check(schema, value)) return value
-  const problems = [...Value.Errors(schema, value)].map(
-    (e) =>
-      `${e.path.slice(1) || '(root)'}: ${e.message}${e.value === undefined ? '' : ` (got ${JSON.stringify(e.value)})`}`,
-  )
+  const problems = [...Value.Errors(schema, value)].map((e) => {
+    const name = e.path.slice(1)
+    return `${name || '(root)'}: ${e.message}${e.value === undefined ? '' : ` (${shownValue(name, e.value)})`}`
+  })
   throw new ConfigError(problems)
+}
+
+/**
+ * Settings whose value is never printed, since a refusal goes to stderr and so to the container's logs:
+ * keys, tokens and passwords, and URLs (a database URL's password, a provider's API key in its path).
+ */
+const SECRET_SETTING = /(KEY|SECRET|TOKEN|PASSWORD|URL)$/
+
+/** What a refusal says of the value: the value itself for a plain setting, only its shape for a secret. */
+function shownValue(name: string, value: unknown): string {
+  if (!SECRET_SETTING.test(name) || typeof value !== 'string') return `got ${JSON.stringify(value)}`
+  if (value.trim() !== value) {
+    return 'the value, not shown, has blanks or a line break around it (as a file ending in a line break gives)'
+  }
+  const scheme = /^([a-z][a-z0-9+.-]{0,15}):/i.exec(value)?.[1]
+  if (scheme && name.endsWith('URL')) return `the value, not shown, is a ${scheme}: URL`
+  return `the value, not shown, has ${value.length} characters`
 }
 
 /** For a process entry (`server.ts`, `migrate.ts`): a bad environment prints every problem and exits 1. */

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createSql, DatabaseSetupError, ensureDatabase, type Sql } from '../src/index.js'
-import { postgresAnswers, testServerUrl } from '../src/testing/index.js'
+import { postgresAnswers, startPrivateCluster, testServerUrl } from '../src/testing/index.js'
 
 const serverUrl = testServerUrl()
 const real = await postgresAnswers(serverUrl)
@@ -21,13 +21,14 @@ const urlOf = (database: string, user?: string) => {
 /** Runs openService in its own process: its exit code and what it printed. */
 function openInProcess(
   databaseUrl: string,
+  env: NodeJS.ProcessEnv = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(
       process.execPath,
       ['--import', 'tsx', join(import.meta.dirname, 'fixtures/open-service.ts')],
       {
-        env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' },
+        env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', ...env },
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     )
@@ -98,4 +99,58 @@ describe.skipIf(!real)('a database that does not exist yet', () => {
       expect.stringMatching(/^demo: PostgreSQL at .*:1 \(DATABASE_URL\) does not answer/),
     ])
   }, 60_000)
+})
+
+describe.skipIf(!real)('a server that will not let the user in', () => {
+  it('a user without CONNECT on its database is one line, and the process exits 1', async () => {
+    const suffix = randomBytes(4).toString('hex')
+    const [database, role] = [`closed_${suffix}`, `noconnect_${suffix}`]
+    const admin = createSql(serverUrl, { max: 1 })
+    try {
+      await admin.unsafe(`create role "${role}" login`)
+      await admin.unsafe(`create database "${database}"`)
+      await admin.unsafe(`revoke connect on database "${database}" from public`)
+      const run = await openInProcess(urlOf(database, role))
+      expect(run.code).toBe(1)
+      expect(run.stderr.trim().split('\n')).toEqual([
+        expect.stringMatching(
+          /^demo: PostgreSQL at .* \(DATABASE_URL\) refused: permission denied for database "closed_\w+" \(check the user/,
+        ),
+      ])
+    } finally {
+      await admin.unsafe(`drop database if exists "${database}" with (force)`)
+      await admin.unsafe(`drop role if exists "${role}"`)
+      await admin.end({ timeout: 5 })
+    }
+  }, 60_000)
+
+  it('a wrong password is one line that never prints a password', async () => {
+    const cluster = await startPrivateCluster({ password: 'right-horse-battery' })
+    if (!cluster) return
+    try {
+      const wrong = new URL(cluster.url)
+      wrong.password = 'Wr0ngPassw0rd'
+      const run = await openInProcess(wrong.toString())
+      expect(run.code).toBe(1)
+      expect(run.stderr.trim().split('\n')).toEqual([
+        expect.stringMatching(
+          /^demo: PostgreSQL at 127\.0\.0\.1:\d+ \(DATABASE_URL\) refused: password authentication failed for user "postgres"/,
+        ),
+      ])
+      expect(`${run.stdout}${run.stderr}`).not.toMatch(/Wr0ngPassw0rd|right-horse-battery/)
+      // The right one opens it: the refusal was the password's.
+      expect(await openInProcess(cluster.url)).toMatchObject({ code: 0, stdout: 'opened\n' })
+    } finally {
+      await cluster.destroy()
+    }
+  }, 120_000)
+})
+
+describe('a refused setting', () => {
+  it('names the setting and what is wrong, never the value of a secret', async () => {
+    const run = await openInProcess('mysql://operator:Sup3rSecret@db.example/genesis')
+    expect(run.code).toBe(1)
+    expect(run.stderr).toMatch(/DATABASE_URL: .* \(the value, not shown, is a mysql: URL\)/)
+    expect(`${run.stdout}${run.stderr}`).not.toMatch(/Sup3rSecret|operator/)
+  })
 })

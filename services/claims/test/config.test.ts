@@ -60,4 +60,27 @@ describe('configuration', () => {
     ])
     expect((error as ConfigError).message).not.toMatch(/s3cret|k3y/)
   })
+
+  it('a refused secret is named with what is wrong, never printed (a key file ending in a line break)', () => {
+    const key = `0x${'4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318'}`
+    const refusal = (env: NodeJS.ProcessEnv) => {
+      try {
+        loadConfig(env)
+      } catch (error) {
+        return (error as ConfigError).message
+      }
+      throw new Error('accepted')
+    }
+    const newline = refusal({ CLAIMS_SIGNER_PRIVATE_KEY: `${key}\n` })
+    expect(newline).toMatch(
+      /CLAIMS_SIGNER_PRIVATE_KEY: .*the value, not shown, has blanks or a line break around it/,
+    )
+    expect(newline).not.toContain(key.slice(2, 12))
+    const short = refusal({ CLAIMS_SIGNER_PRIVATE_KEY: key.slice(0, 40), CLAIMS_ADMIN_TOKEN: 'tok3n' })
+    expect(short).toMatch(/CLAIMS_SIGNER_PRIVATE_KEY: .*the value, not shown, has 40 characters/)
+    expect(short).toMatch(/CLAIMS_ADMIN_TOKEN: .*the value, not shown, has 5 characters/)
+    expect(short).not.toMatch(/4c0883a6|tok3n/)
+    // A plain setting is still quoted, so an operator sees the typo.
+    expect(refusal({ CLAIM_TTL_S: 'soon' })).toMatch(/CLAIM_TTL_S: .*got "soon"/)
+  })
 })

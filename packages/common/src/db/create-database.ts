@@ -59,12 +59,24 @@ export async function ensureDatabase(url: string, options: { connectS?: number }
   throw new DatabaseSetupError(`${told}, and the server has no maintenance database to create it from`)
 }
 
+/**
+ * What the server says when it will not let DATABASE_URL's user in: a wrong password
+ * (invalid_password), a login it refuses (invalid_authorization_specification), no CONNECT privilege on
+ * the database or no right to create the service's tables (insufficient_privilege). The server's message
+ * names the user and the database, never the password.
+ */
+const REFUSED_ACCESS = new Set(['28P01', '28000', '42501'])
+
 /** The one line to print for a database the service cannot start on, or null for an error worth its stack. */
 export function databaseStartupProblem(error: unknown, url: string | undefined): string | null {
   if (error instanceof DatabaseSetupError) return error.message
-  if (url && isDatabaseUnavailable(error)) {
-    const { hostname, port } = new URL(url)
-    return `PostgreSQL at ${hostname}:${port || 5432} (DATABASE_URL) does not answer: ${(error as Error).message}`
+  if (!url) return null
+  const { hostname, port } = new URL(url)
+  const server = `PostgreSQL at ${hostname}:${port || 5432} (DATABASE_URL)`
+  if (isDatabaseUnavailable(error)) return `${server} does not answer: ${(error as Error).message}`
+  const code = errorCode(error)
+  if (typeof code === 'string' && REFUSED_ACCESS.has(code)) {
+    return `${server} refused: ${(error as Error).message} (check the user, its password and its privileges)`
   }
   return null
 }

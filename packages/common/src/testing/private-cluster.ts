@@ -1,5 +1,5 @@
 import { execFile, execFileSync } from 'node:child_process'
-import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { chownSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -13,7 +13,7 @@ const run = promisify(execFile)
  * shared server every other test file uses must never see.
  */
 export interface PrivateCluster {
-  /** postgres://postgres@127.0.0.1:<port>/postgres */
+  /** postgres://postgres@127.0.0.1:<port>/postgres (with the password when one is asked) */
   url: string
   port: number
   /** `pg_ctl stop -m fast`: open connections are closed, new ones refused until start(). */
@@ -52,6 +52,11 @@ export interface PrivateClusterOptions {
   durable?: boolean
   /** More server settings (`-c name=value`), e.g. shared_preload_libraries. */
   settings?: Record<string, string>
+  /**
+   * The `postgres` user's password, asked of every TCP connection (scram-sha-256), as a deployment's server
+   * does; `url` carries it. Default: no password asked (trust).
+   */
+  password?: string
 }
 
 /**
@@ -97,15 +102,21 @@ export async function startPrivateCluster(
   const stop = async () => {
     await command('pg_ctl', ['-D', data, '-m', 'fast', '-w', '-t', '60', 'stop'])
   }
+  const auth = ['-A', 'trust']
+  if (clusterOptions.password !== undefined) {
+    const pwfile = join(dir, 'pwfile')
+    writeFileSync(pwfile, `${clusterOptions.password}\n`, { mode: 0o644 })
+    auth.splice(0, 2, '--auth-local=trust', '--auth-host=scram-sha-256', `--pwfile=${pwfile}`)
+  }
   try {
-    await command('initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--no-sync'])
+    await command('initdb', ['-D', data, '-U', 'postgres', ...auth, '-E', 'UTF8', '--no-sync'])
     await start()
   } catch (error) {
     rmSync(dir, { recursive: true, force: true })
     throw error
   }
   return {
-    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    url: `postgres://postgres${clusterOptions.password === undefined ? '' : `:${encodeURIComponent(clusterOptions.password)}`}@127.0.0.1:${port}/postgres`,
     port,
     start,
     stop,
