@@ -1,9 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import postgres from 'postgres'
 import { afterAll, expect, it } from 'vitest'
-import { startEmbeddedPostgres } from '../src/index.js'
+import { createSql, startEmbeddedPostgres } from '../src/index.js'
 
 /*
  * What an embedded database costs the process that serves it. A new data directory's files are made by
@@ -21,7 +20,7 @@ it('creates a new database in another process, then serves it with small shared 
   const pg = await startEmbeddedPostgres(dir)
   // initdb's memories never lived here (they were ~650 MiB of external memory right after a start)
   expect(process.memoryUsage().external).toBeLessThan(300 * MiB)
-  const sql = postgres(pg.url, { max: 1, onnotice: () => {} })
+  const sql = createSql(pg.url, { max: 1 })
   try {
     expect((await sql`show shared_buffers`)[0]?.shared_buffers).toBe('16MB')
     await sql`create table kept (v text)`
@@ -32,7 +31,7 @@ it('creates a new database in another process, then serves it with small shared 
   }
   // and a later start opens the same files
   const again = await startEmbeddedPostgres(dir)
-  const sql2 = postgres(again.url, { max: 1 })
+  const sql2 = createSql(again.url, { max: 1 })
   try {
     expect(await sql2`select v from kept`).toEqual([{ v: 'there' }])
   } finally {

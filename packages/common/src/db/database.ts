@@ -93,13 +93,28 @@ const queryDeadlines = new WeakMap<Sql, number>()
 /** Milliseconds PostgreSQL may stay silent on this pool's queries before they fail; 0 for no deadline. */
 export const queryDeadlineMs = (sql: Sql): number => queryDeadlines.get(sql) ?? 0
 
+/**
+ * A server on a Unix socket, named as libpq does (`postgres://user@localhost/db?host=/run/postgresql`): the
+ * `host` parameter is the socket's directory. postgres.js would send the parameter to the server as a
+ * setting, so it is taken out of the URL and given as the socket's path.
+ */
+function unixSocketOf(url: string): { url: string; path?: string } {
+  const parsed = URL.canParse(url) ? new URL(url) : undefined
+  const dir = parsed?.searchParams.get('host')
+  if (!parsed || !dir?.startsWith('/')) return { url }
+  parsed.searchParams.delete('host')
+  return { url: parsed.toString(), path: `${dir}/.s.PGSQL.${parsed.port || 5432}` }
+}
+
 /** A porsager `postgres` client with the options every service uses. */
 export function createSql(
-  url: string,
+  databaseUrl: string,
   options: { max?: number; settings?: SessionSettings | undefined; timeouts?: DatabaseTimeouts } = {},
 ): Sql {
   const queryMs = options.timeouts?.queryMs ?? 0
+  const { url, path } = unixSocketOf(databaseUrl)
   const sql = postgres(url, {
+    ...(path ? { path } : {}),
     max: options.max ?? 10,
     idle_timeout: 30,
     connect_timeout: options.timeouts?.connectS ?? DEFAULT_CONNECT_TIMEOUT_S,

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process'
-import { existsSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
@@ -7,6 +8,13 @@ import { setFlagsFromString } from 'node:v8'
 import { PGlite } from '@electric-sql/pglite'
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm'
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket'
+
+/** The port number in the socket's name (`.s.PGSQL.<port>`), as libpq and postgres.js spell it. */
+const EMBEDDED_PORT = 5432
+
+/** A URL for a server on a Unix socket, in libpq's form: the socket's directory as the `host` parameter. */
+const unixSocketUrl = (socketDir: string) =>
+  `postgres://postgres@localhost:${EMBEDDED_PORT}/postgres?host=${encodeURIComponent(socketDir)}`
 
 export interface EmbeddedPostgres {
   url: string
@@ -141,7 +149,11 @@ await db.close()`
 }
 
 /**
- * PGlite served on a loopback socket, so the same `postgres` client code runs against it.
+ * PGlite served on a Unix socket, so the same `postgres` client code runs against it. PGlite asks no
+ * password (any user is its superuser), so who may connect is decided by the file system: the socket
+ * lives in a directory of its own that only this account may enter (mkdtemp makes it 0700), never on a
+ * TCP port another account of the machine could reach. The directory is short and in the system's
+ * temporary directory, as a socket's path is limited to about 100 bytes, and removed at stop.
  * `dataDir` undefined keeps the data in memory (used by the test fallback); a directory already open by
  * another process (or another start in this one) is refused.
  */
@@ -159,21 +171,27 @@ export async function startEmbeddedPostgres(dataDir?: string): Promise<EmbeddedP
       extensions: { pg_trgm },
       startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${EMBEDDED_SHARED_BUFFERS}`],
     })
-    const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 32 })
+    const socketDir = mkdtempSync(join(tmpdir(), 'genesis-pglite-'))
+    const server = new PGLiteSocketServer({
+      db,
+      path: join(socketDir, `.s.PGSQL.${EMBEDDED_PORT}`),
+      maxConnections: 32,
+    })
     try {
       await server.start()
     } catch (error) {
       await db.close()
+      rmSync(socketDir, { recursive: true, force: true })
       throw error
     }
-    const port = server.getServerConn().split(':').pop()
     return {
-      url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+      url: unixSocketUrl(socketDir),
       stop: async () => {
         try {
           await server.stop()
           await db.close()
         } finally {
+          rmSync(socketDir, { recursive: true, force: true })
           unlock()
         }
       },
