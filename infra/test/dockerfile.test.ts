@@ -3,7 +3,8 @@
  * bundle script is its build step, the runtime stage is non-root with an init and a health check, and no
  * secret is baked in. What the bundle contains and that it runs is infra/test/bundle.test.ts.
  */
-import { readdirSync, readFileSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { infraDir, repoRoot } from './support/paths.js'
@@ -59,9 +60,18 @@ describe('the Dockerfile', () => {
 
   it('copies every workspace manifest before installing, so the install layer sees the whole lockfile', () => {
     const copied = new Set(of(build, 'COPY').map((i) => i.args.split(' ')[0]))
-    const workspaces = ['packages', 'services'].flatMap((dir) =>
-      readdirSync(join(repoRoot, dir)).map((name) => `${dir}/${name}/package.json`),
+    // the manifests the repository holds: another test's scratch directory may sit beside them meanwhile
+    const workspaces = execFileSync(
+      'git',
+      ['ls-files', 'packages/*/package.json', 'services/*/package.json'],
+      {
+        cwd: repoRoot,
+        encoding: 'utf8',
+      },
     )
+      .split('\n')
+      .filter(Boolean)
+    expect(workspaces.length).toBeGreaterThanOrEqual(6)
     for (const manifest of [...workspaces, 'infra/package.json']) expect(copied, manifest).toContain(manifest)
     // the install applies pnpm's patchedDependencies from patches/, so they must be there before it
     if (readFileSync(join(repoRoot, 'pnpm-workspace.yaml'), 'utf8').includes('patchedDependencies'))
