@@ -358,7 +358,8 @@ describe('the chain (verify.ts, delegation-cache.ts)', () => {
     }
     expect(await at(renamed)).toEqual({
       reason: 'invalid_signature',
-      message: 'Invalid signature: ERROR: Malformed authChain',
+      message:
+        'Invalid signature: the auth chain is malformed: a SIGNER link first, then its delegations, the signed request last',
     })
   })
 
@@ -396,7 +397,7 @@ describe('the chain (verify.ts, delegation-cache.ts)', () => {
     const stranger = Wallet.createRandom().address
     const claimed = { ...headers, 'x-identity-auth-chain-0': JSON.stringify({ ...owner, payload: stranger }) }
     expect((await at(claimed)).message).toMatch(
-      /^Invalid signature: ERROR\. Link type: ECDSA_EPHEMERAL\. Invalid signer address\. Expected: 0x/,
+      /^Invalid signature: the ephemeral key is not signed by the owner$/,
     )
 
     const wallet = Wallet.createRandom()
@@ -409,7 +410,7 @@ describe('the chain (verify.ts, delegation-cache.ts)', () => {
       String(now),
     )
     expect((await at(direct)).message).toMatch(
-      /^Invalid signature: ERROR\. Link type: ECDSA_SIGNED_ENTITY\. Invalid signer address\. Expected: 0x/,
+      /^Invalid signature: the request is not signed by the key the chain delegates to$/,
     )
 
     const notLogin = headersOf(
@@ -438,7 +439,9 @@ describe('the chain (verify.ts, delegation-cache.ts)', () => {
     const atExpiry = signedHeaders(dave, 'POST', '/v1/x', { timestamp: expires })
     expect(await refused({ method: 'POST', path: '/v1/x', headers: atExpiry }, expires)).toEqual({
       reason: 'invalid_signature',
-      message: 'Invalid signature: the ephemeral key has expired',
+      message: expect.stringMatching(
+        /^Invalid signature: the ephemeral key expired at \d{4}-\d\d-\d\dT[\d:.]+Z: sign in again for a new one$/,
+      ),
     })
   })
 })
@@ -465,7 +468,9 @@ describe('the read cache (signed-fetch.ts)', () => {
     expect(await read(headers, expires - 1)).toBe(first)
     await expect(read(headers, expires)).rejects.toMatchObject({
       data: { reason: 'invalid_signature' },
-      message: 'Invalid signature: the ephemeral key has expired',
+      message: expect.stringMatching(
+        /^Invalid signature: the ephemeral key expired at \d{4}-\d\d-\d\dT[\d:.]+Z: sign in again for a new one$/,
+      ),
     })
   })
 
@@ -519,7 +524,9 @@ describe('the caches hold many logins (delegation-cache.ts, read-cache.ts)', () 
     expect(await refused({ method: 'POST', path: '/v1/x', headers: signed(erin, expired) }, expired)).toEqual(
       {
         reason: 'invalid_signature',
-        message: 'Invalid signature: the ephemeral key has expired',
+        message: expect.stringMatching(
+          /^Invalid signature: the ephemeral key expired at \d{4}-\d\d-\d\dT[\d:.]+Z: sign in again for a new one$/,
+        ),
       },
     )
   })

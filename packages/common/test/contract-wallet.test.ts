@@ -214,7 +214,9 @@ describe.skipIf(skip)('a signed request from a contract wallet (EIP-1654 on anvi
         status: 401,
         code: 'unauthorized',
         reason: 'invalid_signature',
-        message: expect.stringMatching(/^Invalid signature: ERROR\. Link type: ECDSA_EIP_1654_EPHEMERAL\. /),
+        message: expect.stringMatching(
+          /^Invalid signature: the contract wallet does not vouch for the ephemeral key \(EIP-1654\)$/,
+        ),
       })
     }
     // and through the service, in the error envelope
@@ -227,7 +229,9 @@ describe.skipIf(skip)('a signed request from a contract wallet (EIP-1654 on anvi
     expect(answer.statusCode).toBe(401)
     expect(answer.json()).toEqual({
       ok: false,
-      error: expect.stringMatching(/^Invalid signature: ERROR\. Link type: ECDSA_EIP_1654_EPHEMERAL\. /),
+      error: expect.stringMatching(
+        /^Invalid signature: the contract wallet does not vouch for the ephemeral key \(EIP-1654\)$/,
+      ),
       code: 'unauthorized',
       data: { reason: 'invalid_signature' },
     })
@@ -240,7 +244,9 @@ describe.skipIf(skip)('a signed request from a contract wallet (EIP-1654 on anvi
       status: 401,
       code: 'unauthorized',
       reason: 'invalid_signature',
-      message: expect.stringMatching(/^Invalid signature: ERROR\. Link type: ECDSA_EIP_1654_EPHEMERAL\. /),
+      message: expect.stringMatching(
+        /^Invalid signature: the contract wallet does not vouch for the ephemeral key \(EIP-1654\)$/,
+      ),
     })
   })
 

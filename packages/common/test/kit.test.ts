@@ -378,6 +378,18 @@ describe('service kit over HTTP', () => {
     const response = await call('/health/live', { headers: { 'x-request-id': 'trace-123' } })
     expect(response.headers.get('x-request-id')).toBe('trace-123')
     expect((await call('/health/live')).headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/)
+    const sixtyFour = `${'a'.repeat(32)}.${'B'.repeat(28)}_-9`
+    expect(sixtyFour).toHaveLength(64)
+    const kept = await call('/health/live', { headers: { 'x-request-id': sixtyFour } })
+    expect(kept.headers.get('x-request-id')).toBe(sixtyFour)
+  })
+
+  it("replaces a caller's request id that is long or not a plain token, never echoing it", async () => {
+    for (const sent of ['a'.repeat(65), 'x'.repeat(8000), 'two words', 'a/b', 'id"quote', 'caf\u00e9']) {
+      const response = await call('/health/live', { headers: { 'x-request-id': sent } })
+      const answered = response.headers.get('x-request-id')
+      expect(answered, sent).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/)
+    }
   })
 
   it('compresses large answers for clients that accept it', async () => {

@@ -1,5 +1,5 @@
 import { type AuthChain, Authenticator, parseEphemeralPayload } from '@dcl/crypto'
-import { invalidSignature } from './refusal.js'
+import { ephemeralExpiredText, invalidSignature, libraryRefusal } from './refusal.js'
 
 /** What the owner → ephemeral link grants: the ephemeral key (lower-case) and until when. */
 export interface Delegation {
@@ -23,10 +23,15 @@ export async function verifiedDelegation(chain: AuthChain, now: number): Promise
   } catch {
     throw invalidSignature('the ephemeral link is not a Decentraland login message')
   }
+  // Checked here first, so that an expired key is said plainly, with when.
+  if (!(parsed.expiration > now)) throw ephemeralExpired(parsed.expiration)
   const result = await Authenticator.validateSignature(parsed.ephemeralAddress, chain.slice(0, 2), null, now)
-  if (!result.ok) throw invalidSignature(result.message ?? 'the ephemeral key is not signed by the owner')
+  if (!result.ok) throw libraryRefusal('the ephemeral key is not signed by the owner', result.message)
   const delegation = { ephemeral: parsed.ephemeralAddress.toLowerCase(), expiresAt: parsed.expiration }
   if (delegations.size >= MAX_DELEGATIONS) delegations.delete(delegations.keys().next().value!)
   delegations.set(key, delegation)
   return delegation
 }
+
+/** The ephemeral key's delegation has ended: the client must log in again. */
+export const ephemeralExpired = (expiresAt: number) => invalidSignature(ephemeralExpiredText(expiresAt))

@@ -1,6 +1,6 @@
+import { ephemeralExpired } from './delegation-cache.js'
 import { parseTimestamp, type SignedRequest } from './headers.js'
 import { rememberedRead, rememberRead, sentRead } from './read-cache.js'
-import { invalidSignature } from './refusal.js'
 import { type SignedFetchOptions, type VerifiedSigner, verifyChain } from './verify.js'
 
 // Signed fetch (ADR-44), by concern: headers.ts reads what the client sent, verify.ts checks the chain
@@ -36,7 +36,7 @@ export async function verifySignedFetch(
   if (remembered) {
     const now = (options.now ?? Date.now)()
     parseTimestamp(request.headers, options.maxAgeS, now)
-    if (remembered.ephemeralExpiresAt <= now) throw invalidSignature('the ephemeral key has expired')
+    if (remembered.ephemeralExpiresAt <= now) throw ephemeralExpired(remembered.ephemeralExpiresAt)
     return remembered.signer
   }
   // verification can be costly CPU work (a long chain recovered in JavaScript): each takes its turn

@@ -3,7 +3,7 @@ import type { Admission } from '../admission.js'
 import { legacyProvider } from '../chain/pool-provider.js'
 import { ProviderPool } from '../chain/providers.js'
 import { splitRpcUrls } from '../chain/rpc-urls.js'
-import { verifiedDelegation } from './delegation-cache.js'
+import { ephemeralExpired, verifiedDelegation } from './delegation-cache.js'
 import {
   parseChain,
   parseMetadata,
@@ -12,7 +12,7 @@ import {
   signedFetchPayload,
 } from './headers.js'
 import { fastKeccak256, recoverPersonalSigner } from './native-crypto.js'
-import { invalidSignature, refuse } from './refusal.js'
+import { ephemeralExpiredText, invalidSignature, libraryRefusal, refuse } from './refusal.js'
 
 /**
  * The providers of each AUTH_RPC_URL (one URL or a comma-separated list), made once: a pool remembers
@@ -143,7 +143,7 @@ const isPersonalChain = (chain: AuthChain) =>
 /** The delegation from the cache, the request's own signature recovered natively. */
 async function verifyPersonalChain(chain: AuthChain, now: number) {
   const delegation = await verifiedDelegation(chain, now)
-  if (delegation.expiresAt <= now) throw invalidSignature('the ephemeral key has expired')
+  if (delegation.expiresAt <= now) throw ephemeralExpired(delegation.expiresAt)
   const last = chain[2]!
   if (recoverPersonalSigner(last.payload, last.signature ?? '') !== delegation.ephemeral) {
     throw invalidSignature('the request is not signed by the ephemeral key')
@@ -162,5 +162,30 @@ async function verifyAnyChain(chain: AuthChain, expected: string, rpcUrl: string
   }
   const provider = usesContractWallet && rpcUrl ? authProviders(rpcUrl) : null
   const result = await Authenticator.validateSignature(expected, chain, provider, now)
-  if (!result.ok) throw invalidSignature(result.message ?? 'the auth chain does not verify')
+  if (!result.ok) throw libraryRefusal(anyChainProblem(chain, now, result.message), result.message)
+}
+
+/**
+ * What is wrong with a chain @dcl/crypto refused, in our words: an expired key when one is, else which link
+ * does not verify (its text names the link's type; the rest of it, addresses and test values, stays in the log).
+ */
+function anyChainProblem(chain: AuthChain, now: number, theirs: string | undefined): string {
+  if (theirs?.includes('Malformed')) {
+    return 'the auth chain is malformed: a SIGNER link first, then its delegations, the signed request last'
+  }
+  for (const link of chain) {
+    if (!link.type.includes('EPHEMERAL')) continue
+    try {
+      const { expiration } = parseEphemeralPayload(link.payload)
+      if (!(expiration > now)) return ephemeralExpiredText(expiration)
+    } catch {
+      return 'an ephemeral link is not a Decentraland login message'
+    }
+  }
+  const linkType = /Link type: (\w+)/.exec(theirs ?? '')?.[1] ?? ''
+  if (linkType === 'ECDSA_EIP_1654_EPHEMERAL')
+    return 'the contract wallet does not vouch for the ephemeral key (EIP-1654)'
+  if (linkType.includes('EPHEMERAL')) return 'the ephemeral key is not signed by the owner'
+  if (linkType.includes('SIGNED_ENTITY')) return 'the request is not signed by the key the chain delegates to'
+  return 'the auth chain does not verify'
 }

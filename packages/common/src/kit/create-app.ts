@@ -122,6 +122,15 @@ export const appOptionsFromConfig = (config: BaseConfig) => ({
   trustProxy: config.TRUST_PROXY,
 })
 
+/** A request id a caller may choose: up to 64 letters, digits, `.`, `_` or `-` (a uuid, a trace id). */
+const CALLER_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/
+
+/** The caller's X-Request-Id when it is well formed, else a new uuid. */
+function requestIdOf(request: { headers: Record<string, string | string[] | undefined> }): string {
+  const sent = request.headers['x-request-id']
+  return typeof sent === 'string' && CALLER_REQUEST_ID.test(sent) ? sent : randomUUID()
+}
+
 /**
  * A Fastify app built the same way in every service: the shared plugins in order (errors, validation,
  * security headers, CORS, compression, rate limit, OpenAPI), health, metrics and signed fetch.
@@ -133,8 +142,10 @@ export async function createApp(input: CreateAppOptions): Promise<App> {
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
     bodyLimit: options.bodyLimit ?? 1_048_576,
     trustProxy: options.trustProxy ?? false,
-    requestIdHeader: 'x-request-id',
-    genReqId: () => randomUUID(),
+    // The caller's X-Request-Id is kept only when it is a short, plain token: it is echoed in the answer and
+    // written to every log line of the request, so a long or odd one would be the caller's to fill them with.
+    requestIdHeader: false,
+    genReqId: requestIdOf,
     childLoggerFactory: lazyChildLoggerFactory,
     logController: new QuietProbesLogController(),
     return503OnClosing: true,

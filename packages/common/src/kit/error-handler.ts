@@ -121,9 +121,14 @@ export function sendError(error: Error, request: FastifyRequest, reply: FastifyR
   else if (rendered.status === 503 && !(error instanceof HttpError))
     request.log.warn({ err: error }, 'database unavailable')
   // a 503 the service chose (overloaded, a node it cannot read): worth an operator's eye, no stack to show
-  else if (rendered.status === 503)
-    request.log.warn({ code: rendered.code, message: rendered.message }, 'request refused')
-  else request.log.info({ code: rendered.code, message: rendered.message }, 'request refused')
+  else {
+    // What a library said, when the service put it in its own words for the client: for the log only.
+    const detail =
+      error instanceof HttpError && typeof error.cause === 'string' ? { detail: error.cause } : {}
+    const line = { code: rendered.code, message: rendered.message, ...detail }
+    if (rendered.status === 503) request.log.warn(line, 'request refused')
+    else request.log.info(line, 'request refused')
+  }
   const body: Record<string, unknown> = { ok: false, error: rendered.message, code: rendered.code }
   if (rendered.data !== undefined) body.data = rendered.data
   if (rendered.retryAfterS !== undefined) reply.header('retry-after', String(rendered.retryAfterS))
