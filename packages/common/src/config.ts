@@ -48,6 +48,14 @@ export function baseConfigSchema(service: { service: string; port: number }) {
     /** Behind the gateway: take the client IP from X-Forwarded-For (rate limit, logs). */
     TRUST_PROXY: Type.Boolean({ default: false }),
     SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 10_000 }),
+    /** A request's headers must arrive within this long of its connection or previous request. */
+    HEADERS_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: 10_000 }),
+    /** A whole request, body included, must arrive within this long (408 and the connection closed). */
+    REQUEST_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: 30_000 }),
+    /** A kept-alive connection with no request is closed after this long. */
+    KEEP_ALIVE_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: 65_000 }),
+    /** Open connections per replica at most; past it a new connection is closed at once. */
+    MAX_CONNECTIONS: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 8192 }),
     /** `production` turns the development defaults off (generated secrets and keys under DATA_DIR). */
     NODE_ENV: Type.Optional(Type.String({ description: '`production` turns development defaults off' })),
     /** While PostgreSQL is unreachable, requests answer 503 after at most these waits. */

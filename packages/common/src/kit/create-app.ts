@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto'
+import type { Server } from 'node:http'
+import type { Socket } from 'node:net'
 import compress from '@fastify/compress'
 import rateLimit from '@fastify/rate-limit'
 import swagger from '@fastify/swagger'
@@ -71,6 +73,8 @@ export interface CreateAppOptions {
    */
   admission?: AdmissionSettings
   trustProxy?: boolean
+  /** Timeouts and the connection cap (DEFAULT_CONNECTION_LIMITS when not given). */
+  connections?: ConnectionLimits
   /** The service's own readiness check (e.g. an index is built). */
   isReady?: () => boolean | Promise<boolean>
   /**
@@ -120,7 +124,44 @@ export const appOptionsFromConfig = (config: BaseConfig) => ({
     maxWaitMs: config.ADMISSION_WAIT_MS,
   },
   trustProxy: config.TRUST_PROXY,
+  connections: {
+    headersTimeoutMs: config.HEADERS_TIMEOUT_MS,
+    requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
+    keepAliveTimeoutMs: config.KEEP_ALIVE_TIMEOUT_MS,
+    maxConnections: config.MAX_CONNECTIONS,
+  },
 })
+
+/**
+ * What a connection may cost a replica: without these a socket that sends nothing, or a body trickled a
+ * byte at a time, is kept for ever, and enough of them take every file descriptor.
+ */
+export interface ConnectionLimits {
+  headersTimeoutMs: number
+  requestTimeoutMs: number
+  keepAliveTimeoutMs: number
+  maxConnections: number
+}
+
+export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 65_000,
+  maxConnections: 8192,
+}
+
+/**
+ * Node times a request's headers out only once their first byte has come: a connection that never sends
+ * one would be kept for ever. One timer per connection (not per request), gone with it.
+ */
+function closeSilentConnections(server: Server, ms: number) {
+  server.on('connection', (socket: Socket) => {
+    const timer = setTimeout(() => {
+      if (socket.bytesRead === 0) socket.destroy()
+    }, ms).unref()
+    socket.once('close', () => clearTimeout(timer))
+  })
+}
 
 /** A request id a caller may choose: up to 64 letters, digits, `.`, `_` or `-` (a uuid, a trace id). */
 const CALLER_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/
@@ -138,6 +179,7 @@ function requestIdOf(request: { headers: Record<string, string | string[] | unde
  */
 export async function createApp(input: CreateAppOptions): Promise<App> {
   const options = { ...(input.config ? appOptionsFromConfig(input.config) : {}), ...input }
+  const limits = options.connections ?? DEFAULT_CONNECTION_LIMITS
   const app = Fastify({
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
     bodyLimit: options.bodyLimit ?? 1_048_576,
@@ -152,9 +194,19 @@ export async function createApp(input: CreateAppOptions): Promise<App> {
     // URL-level failures (a bad percent escape, an over-long path segment) in the envelope too.
     frameworkErrors: sendError,
     clientErrorHandler,
-    // Refused by the kit instead, in the envelope (answerNodeRefusals).
-    http: { requireHostHeader: false },
+    requestTimeout: limits.requestTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    http: {
+      // Refused by the kit instead, in the envelope (answerNodeRefusals).
+      requireHostHeader: false,
+      headersTimeout: limits.headersTimeoutMs,
+      // How often Node looks for connections past those timeouts (its default, 30 s, would let a silent
+      // socket live up to 30 s longer than the timeout says).
+      connectionsCheckingInterval: Math.min(1000, limits.headersTimeoutMs),
+    },
   }).withTypeProvider<TypeBoxTypeProvider>()
+  app.server.maxConnections = limits.maxConnections
+  closeSilentConnections(app.server, limits.headersTimeoutMs)
   answerNodeRefusals(app.server)
 
   // First, so that every route, the kit's own included, is timed.
@@ -176,8 +228,10 @@ export async function createApp(input: CreateAppOptions): Promise<App> {
   app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id)
     corsHeaders(request, reply)
-    // A keep-alive socket would hold the drain open until its idle timeout.
-    if (closing) reply.header('connection', 'close')
+    // A keep-alive socket would hold the drain open until its idle timeout; and a request answered before
+    // its body arrived (refused early: 401, 404, 413) would otherwise have the rest of it read, however slowly
+    // it trickles, only to be thrown away.
+    if (closing || request.raw.complete === false) reply.header('connection', 'close')
     done(null, payload)
   })
   await app.register(compress, {
