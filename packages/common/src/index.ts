@@ -31,6 +31,7 @@ export {
 } from './db/embedded.js'
 export * from './db/migrate.js'
 export * from './db/queryable.js'
+export * from './db/transaction-scope.js'
 export { DatabaseTimeoutError, isDatabaseUnavailable } from './db/unreachable.js'
 export * from './dev-secret.js'
 export * from './display-text.js'

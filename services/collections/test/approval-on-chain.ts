@@ -181,12 +181,19 @@ export function describeApprovalOnChain(harness: () => Harness, chain: ChainCont
       expect((await read(owner, id)).reviewed_at).not.toBeNull()
       await chain.setApproved(contract, true)
       let answer: Promise<LightMyRequestResponse> | undefined
-      await h.db.sql.begin(async (tx) => {
+      // The other replica's transaction on a connection of its own, begun by hand: a request sent from inside
+      // `sql.begin` would run as part of that transaction, where the service may not ask the chain.
+      const tx = await h.db.sql.reserve()
+      try {
+        await tx`begin`
         await tx`select 1 from collections where id = ${id} for update`
         answer = call(h.app, owner, 'GET', `/v1/collections/${id}`)
         await lockWaiters(h, 1)
         await tx`update collections set is_approved = true, reviewed_at = now(), updated_at = now() where id = ${id}`
-      })
+        await tx`commit`
+      } finally {
+        tx.release()
+      }
       const res = await answer!
       expect(res.statusCode, res.body).toBe(200)
       const seen = res.json().data as Collection

@@ -9,6 +9,7 @@
  * handing out a lower head that a follower would take for a reorganisation. With a single provider the
  * head it reports is the chain's (a reorganisation may shorten it).
  */
+import { assertOutsideTransaction } from '../db/transaction-scope.js'
 import { Backoff, errorReason, type OutageLogger } from './backoff.js'
 import { type ChainIdentity, describeChain, sameChain } from './chain-identity.js'
 import { JsonRpcEndpoint, type RpcAnswer, type RpcCall, RpcUnreachable, resultOf } from './json-rpc.js'
@@ -149,6 +150,7 @@ export class ProviderPool {
    * come back, or the others be found behind) and the calls sent once more.
    */
   async send<T = unknown>(calls: readonly RpcCall[]): Promise<RpcAnswer<T>[]> {
+    assertOutsideTransaction(`A call to ${this.name}`)
     let verdict = this.verdict
     let looked = false
     if (!verdict?.ok || Date.now() - verdict.at > this.headMaxAgeMs) {
@@ -213,6 +215,7 @@ export class ProviderPool {
 
   /** One look at every provider at a time: concurrent callers share it. */
   private look(): Promise<Verdict> {
+    assertOutsideTransaction(`A look at the providers of ${this.name}`)
     this.looking ??= this.lookNow().finally(() => {
       this.looking = null
     })

@@ -1,6 +1,7 @@
 import { connect, type Socket } from 'node:net'
 import postgres from 'postgres'
 import { startEmbeddedPostgres } from './embedded.js'
+import { inTransactionScope } from './transaction-scope.js'
 import { DatabaseTimeoutError } from './unreachable.js'
 
 /**
@@ -129,7 +130,25 @@ export function createSql(
     ...(queryMs > 0 ? { socket: socketWithDeadline(queryMs) } : {}),
   })
   if (queryMs > 0) queryDeadlines.set(sql, queryMs)
+  markTransactions(sql)
   return sql
+}
+
+/**
+ * Every `begin` callback runs marked as inside a transaction, so that a network call made there is caught
+ * (transaction-scope.ts). `begin(fn)` and `begin(options, fn)`: the callback is the last argument.
+ */
+function markTransactions(sql: Sql) {
+  const begin = sql.begin.bind(sql) as (...args: unknown[]) => Promise<unknown>
+  const marked = (...args: unknown[]) => {
+    const work = args.at(-1)
+    if (typeof work === 'function') {
+      args[args.length - 1] = (tx: unknown) =>
+        inTransactionScope(() => (work as (tx: unknown) => unknown)(tx))
+    }
+    return begin(...args)
+  }
+  sql.begin = marked as Sql['begin']
 }
 
 /** Connects to DATABASE_URL, or starts the embedded PostgreSQL under dataDir when there is none. */

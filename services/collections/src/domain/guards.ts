@@ -1,10 +1,10 @@
 import type { Queryable } from '@genesis/common'
 import type { Config } from '../config.js'
 import type { CollectionRow } from '../db/collections.js'
-import { lockCollection } from '../db/collections.js'
+import { findCollection, lockCollection } from '../db/collections.js'
 import { collectionLocked, collectionNotFound, collectionPublished, notAllowed } from '../errors.js'
 import { type CollectionRoles, canEdit, rolesOf, seesFullView } from './access.js'
-import { type ManagerSource, managesThirdParty } from './third-party-managers.js'
+import { askedManager, type ManagerSource, managesThirdParty } from './third-party-managers.js'
 import { isLockActive } from './views.js'
 
 /**
@@ -43,6 +43,24 @@ export async function rolesOn(
   if (settled) return stored
   const manages = await managesThirdParty(ctx, q, row.third_party_id, caller, row.third_party_managers)
   return { ...stored, manager: stored.manager || manages }
+}
+
+/**
+ * Before a transaction on the collection: with RPC_URL, the registry's answer on whether `caller` manages
+ * the collection's third party, when the caller's other roles do not settle it (the owner, a manager of the
+ * collection). Read without a lock: the URN, and so the third party, never changes, and the transaction
+ * decides on its own locked row with this answer (`rolesOn` finds it in `asked`).
+ */
+export async function askFirst<T extends Access>(
+  ctx: T,
+  sql: Queryable,
+  id: string,
+  caller: string,
+): Promise<T> {
+  if (!ctx.chain) return ctx
+  const row = await findCollection(sql, id)
+  if (!row || row.third_party_id === null || canEdit(roles(ctx, caller, row))) return ctx
+  return askedManager(ctx, row.third_party_id, caller)
 }
 
 export function lockExpiry(ctx: Access, row: CollectionRow): Date | null {

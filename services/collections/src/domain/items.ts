@@ -10,7 +10,7 @@ import {
   itemPublished,
 } from '../errors.js'
 import type { ItemWrite } from '../schemas/item.js'
-import { type Access, lockEditableCollection } from './guards.js'
+import { type Access, askFirst, lockEditableCollection } from './guards.js'
 
 /** What writing items needs: the database, and who may edit the collection. */
 export interface ItemRules extends Access {
@@ -40,7 +40,7 @@ function checkItemEditable(collection: CollectionRow, item: ItemRow | null) {
 
 /** PUT /v1/items/{id}. */
 export async function writeItem(
-  ctx: ItemRules,
+  rules: ItemRules,
   caller: string,
   pathId: string,
   body: ItemWrite,
@@ -55,6 +55,7 @@ export async function writeItem(
     type: body.type,
     content_hash: body.content_hash,
   }
+  const ctx = await askFirst(rules, rules.sql, collectionId, caller)
   try {
     await ctx.sql.begin(async (tx) => {
       const collection = await lockItemCollection(tx, ctx, caller, collectionId, 'change its items')
@@ -76,9 +77,10 @@ export async function writeItem(
 }
 
 /** DELETE /v1/items/{id}. */
-export async function removeItem(ctx: ItemRules, caller: string, id: string): Promise<void> {
-  const found = await findItem(ctx.sql, id)
+export async function removeItem(rules: ItemRules, caller: string, id: string): Promise<void> {
+  const found = await findItem(rules.sql, id)
   if (!found) throw itemNotFound(id)
+  const ctx = await askFirst(rules, rules.sql, found.collection_id, caller)
   await ctx.sql.begin(async (tx) => {
     const collection = await lockItemCollection(tx, ctx, caller, found.collection_id, 'delete its items')
     // Read again under the collection's lock: it may have gone meanwhile.

@@ -2,7 +2,7 @@ import type { Sql } from '@genesis/common'
 import { deleteCollection, setLock } from '../db/collections.js'
 import { insertTosAcceptance } from '../db/publication.js'
 import type { TosBody } from '../schemas/publication.js'
-import { type Access, lockEditableCollection, lockExpiry } from './guards.js'
+import { type Access, askFirst, lockEditableCollection, lockExpiry } from './guards.js'
 
 /** What removing, locking and accepting terms need: the database, and who may edit the collection. */
 export interface Lifecycle extends Access {
@@ -10,7 +10,8 @@ export interface Lifecycle extends Access {
 }
 
 /** DELETE /v1/collections/{id}: the collection and its items go in one transaction. */
-export async function removeCollection(ctx: Lifecycle, caller: string, id: string): Promise<void> {
+export async function removeCollection(lifecycle: Lifecycle, caller: string, id: string): Promise<void> {
+  const ctx = await askFirst(lifecycle, lifecycle.sql, id, caller)
   await ctx.sql.begin(async (tx) => {
     await lockEditableCollection(tx, ctx, id, caller, { action: 'delete it' })
     await deleteCollection(tx, id)
@@ -21,7 +22,8 @@ export async function removeCollection(ctx: Lifecycle, caller: string, id: strin
  * POST /v1/collections/{id}/lock: starts a lock of LOCK_TTL_S, or answers the active one unchanged (a lock
  * is not renewed, so nobody can keep a collection locked forever). Answers the lock's start.
  */
-export async function lockForPublication(ctx: Lifecycle, caller: string, id: string): Promise<Date> {
+export async function lockForPublication(lifecycle: Lifecycle, caller: string, id: string): Promise<Date> {
+  const ctx = await askFirst(lifecycle, lifecycle.sql, id, caller)
   return ctx.sql.begin(async (tx) => {
     const row = await lockEditableCollection(tx, ctx, id, caller, { action: 'lock it', allowLocked: true })
     if (lockExpiry(ctx, row) !== null) return row.lock!
@@ -32,7 +34,13 @@ export async function lockForPublication(ctx: Lifecycle, caller: string, id: str
 }
 
 /** POST /v1/collections/{id}/tos: records who accepted which terms for which content, and when. */
-export async function acceptTerms(ctx: Lifecycle, caller: string, id: string, body: TosBody): Promise<void> {
+export async function acceptTerms(
+  lifecycle: Lifecycle,
+  caller: string,
+  id: string,
+  body: TosBody,
+): Promise<void> {
+  const ctx = await askFirst(lifecycle, lifecycle.sql, id, caller)
   await ctx.sql.begin(async (tx) => {
     await lockEditableCollection(tx, ctx, id, caller, {
       action: 'accept its terms of service',

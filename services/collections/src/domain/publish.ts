@@ -2,7 +2,7 @@ import type { Sql } from '@genesis/common'
 import { type Queryable, uniqueViolation } from '@genesis/common'
 import type { TypedDataDomain } from 'ethers'
 import type { ChainReader } from '../chain/chain-reader.js'
-import { type CollectionRow, lockCollection, markPublished } from '../db/collections.js'
+import { type CollectionRow, findCollection, lockCollection, markPublished } from '../db/collections.js'
 import { assignBlockchainItemIds, type ItemRow, listItems, submitItems } from '../db/items.js'
 import { CHEQUE_DIGEST_INDEX } from '../db/keys.js'
 import { hasAcceptedTos, insertCheque } from '../db/publication.js'
@@ -22,7 +22,7 @@ import {
 import type { PublishBody } from '../schemas/publication.js'
 import { canonicalSignature, chequeDigest, recoverChequeSigner } from './cheque.js'
 import { type Access, roles } from './guards.js'
-import { managesThirdParty } from './third-party-managers.js'
+import { askedManager, managesThirdParty } from './third-party-managers.js'
 
 /** What publishing needs: the database, who may publish, the chain reader and the cheques' domain. */
 export interface Publication extends Access {
@@ -54,6 +54,7 @@ async function publishStandard(
   caller: string,
   row: CollectionRow,
   ids: string[],
+  deployment: Deployment | null,
 ): Promise<void> {
   if (!roles(ctx, caller, row).owner) throw notAllowed('the owner of the collection', 'publish it')
   if (row.is_published) throw collectionPublished(row.id)
@@ -69,11 +70,14 @@ async function publishStandard(
   }
   if (ctx.chain) {
     // Anyone may deploy at the collection's address through the factory (its salt is no secret) and
-    // would own the contract: publish only on the contract the collection's owner deployed.
-    const address = row.contract_address!
-    if (!(await ctx.chain.hasCode(address))) throw notDeployed(address)
-    const deployer = await ctx.chain.contractOwner(address)
-    if (deployer !== row.eth_address) throw notOwner(address, deployer, row.eth_address)
+    // would own the contract: publish only on the contract the collection's owner deployed. The chain was
+    // asked before the transaction, about this same address (a collection's address never changes).
+    if (deployment?.address !== row.contract_address) {
+      throw new Error(`publish: the chain was not asked about ${row.contract_address} before the transaction`)
+    }
+    if (!deployment.hasCode) throw notDeployed(deployment.address)
+    if (deployment.owner !== row.eth_address)
+      throw notOwner(deployment.address, deployment.owner, row.eth_address)
   }
   const now = ctx.now()
   await assignBlockchainItemIds(tx, row.id, now)
@@ -131,19 +135,45 @@ async function publishThirdParty(
   await markPublished(tx, row.id, now)
 }
 
+/** What the chain says of a standard collection's contract: deployed there, and by whom. */
+interface Deployment {
+  address: string
+  hasCode: boolean
+  owner: string | null
+}
+
+/**
+ * With RPC_URL, what the chain says before the transaction begins: a standard collection's contract (only
+ * once the cheap checks the owner can fail pass, so a stranger's publish costs no chain call), or whether the
+ * caller manages a third-party collection's third party.
+ */
+async function askChainFirst(ctx: Publication, id: string, caller: string) {
+  if (!ctx.chain) return { ctx, deployment: null }
+  const row = await findCollection(ctx.sql, id)
+  if (!row) return { ctx, deployment: null }
+  if (row.third_party_id !== null)
+    return { ctx: await askedManager(ctx, row.third_party_id, caller), deployment: null }
+  if (!roles(ctx, caller, row).owner || row.is_published) return { ctx, deployment: null }
+  const address = row.contract_address!
+  const hasCode = await ctx.chain.hasCode(address)
+  const owner = hasCode ? await ctx.chain.contractOwner(address) : null
+  return { ctx, deployment: { address, hasCode, owner } }
+}
+
 /** POST /v1/collections/{id}/publish, under the collection's row lock. */
 export async function publishCollection(
-  ctx: Publication,
+  publication: Publication,
   caller: string,
   id: string,
   body: PublishBody,
 ): Promise<void> {
   const ids = checkDistinct(body.itemIds)
+  const { ctx, deployment } = await askChainFirst(publication, id, caller)
   try {
     await ctx.sql.begin(async (tx) => {
       const row = await lockCollection(tx, id)
       if (!row) throw collectionNotFound(id)
-      if (row.third_party_id === null) await publishStandard(tx, ctx, caller, row, ids)
+      if (row.third_party_id === null) await publishStandard(tx, ctx, caller, row, ids, deployment)
       else await publishThirdParty(tx, ctx, caller, row, ids, body.cheque)
     })
   } catch (error) {

@@ -29,7 +29,7 @@ import {
 import type { ForumBody } from '../schemas/review.js'
 import { canEdit, seesFullView } from './access.js'
 import { approvalAfterDecision, type ChainApproval, refreshApproval } from './chain-approval.js'
-import { type Access, roles, rolesOn } from './guards.js'
+import { type Access, askFirst, roles, rolesOn } from './guards.js'
 
 /** What the committee's review needs: who may act, the database, the chain reader and the clock. */
 export interface Review extends Access, ChainApproval {}
@@ -39,10 +39,12 @@ export interface Review extends Access, ChainApproval {}
  * standard collection, or the third party's items that were sent to review and are not approved yet.
  * One pending review per collection (409 review_pending; the database's unique index settles races).
  */
-export async function requestReview(ctx: Review, caller: string, id: string): Promise<CurationRow> {
-  // The chain's word on approval first (with RPC_URL), outside the transaction: no row lock held over a call.
-  const current = await findCollection(ctx.sql, id)
-  if (current) await refreshApproval(ctx, [current])
+export async function requestReview(review: Review, caller: string, id: string): Promise<CurationRow> {
+  // The chain's word on approval and on who manages first (with RPC_URL), outside the transaction: no row
+  // lock held over a call.
+  const current = await findCollection(review.sql, id)
+  if (current) await refreshApproval(review, [current])
+  const ctx = await askFirst(review, review.sql, id, caller)
   const curationId = randomUUID()
   try {
     await ctx.sql.begin(async (tx) => {
@@ -140,11 +142,12 @@ export async function reviewsOf(ctx: Review, caller: string, id: string): Promis
  * a lock stops it: it describes the review, not the collection's content.
  */
 export async function setForumThread(
-  ctx: Review,
+  review: Review,
   caller: string,
   id: string,
   body: ForumBody,
 ): Promise<void> {
+  const ctx = await askFirst(review, review.sql, id, caller)
   await ctx.sql.begin(async (tx) => {
     const row = await lockCollection(tx, id)
     if (!row) throw collectionNotFound(id)

@@ -6,6 +6,24 @@ import { recordManagerAnswer, thirdPartiesListing } from '../db/third-parties.js
 export interface ManagerSource {
   chain: ChainReader | null
   now: () => Date
+  /**
+   * The registry's answers asked before a transaction began (`askedManager`), by `managerKey`: inside a
+   * transaction the chain is never asked (it would hold the connection and the row lock while it answers).
+   */
+  asked?: ReadonlyMap<string, boolean>
+}
+
+export const managerKey = (thirdPartyId: string, caller: string) => `${thirdPartyId}\n${caller}`
+
+/** `ctx` with the registry's answer for `caller` on the third party asked now, before any transaction. */
+export async function askedManager<T extends ManagerSource>(
+  ctx: T,
+  thirdPartyId: string,
+  caller: string,
+): Promise<T> {
+  if (!ctx.chain) return ctx
+  const manages = await ctx.chain.isThirdPartyManager(thirdPartyId, caller)
+  return { ...ctx, asked: new Map([...(ctx.asked ?? []), [managerKey(thirdPartyId, caller), manages]]) }
 }
 
 /**
@@ -21,7 +39,9 @@ export async function managesThirdParty(
   stored: readonly string[],
 ): Promise<boolean> {
   if (!ctx.chain) return stored.includes(caller)
-  const manages = await ctx.chain.isThirdPartyManager(thirdPartyId, caller)
+  const manages =
+    ctx.asked?.get(managerKey(thirdPartyId, caller)) ??
+    (await ctx.chain.isThirdPartyManager(thirdPartyId, caller))
   if (manages !== stored.includes(caller)) {
     await recordManagerAnswer(sql, thirdPartyId, caller, manages, ctx.now())
   }

@@ -11,9 +11,9 @@ import { recordManagerAnswer, registerOrGetThirdParty } from '../db/third-partie
 import { invalidField, invalidUrn, nameInUse, notAllowed, urnInUse, urnMismatch } from '../errors.js'
 import type { CollectionWrite } from '../schemas/collection.js'
 import { collectionContractAddress, collectionSalt } from './contract-address.js'
-import { type Access, lockEditableCollection } from './guards.js'
+import { type Access, askFirst, lockEditableCollection } from './guards.js'
 import { nameKey } from './name-key.js'
-import { managesThirdParty } from './third-party-managers.js'
+import { askedManager, managesThirdParty } from './third-party-managers.js'
 import { type CollectionUrn, parseCollectionUrn, standardCollectionUrn } from './urn.js'
 
 /** What writing a collection needs: the database, who may edit it, and how its identity is derived. */
@@ -180,12 +180,16 @@ function refusalFor(error: unknown, write: WriteRequest): Error | null {
  * Name uniqueness is the database's unique index, so concurrent creates cannot both win.
  */
 export async function writeCollection(
-  ctx: CollectionWriter,
+  writer: CollectionWriter,
   caller: string,
   pathId: string,
   body: CollectionWrite,
 ): Promise<void> {
-  const write = parseWrite(ctx, pathId, body)
+  const write = parseWrite(writer, pathId, body)
+  // The registry is asked before the transaction: for an update, about the stored collection's third
+  // party; for a create, about the one its URN names.
+  let ctx = await askFirst(writer, writer.sql, write.id, caller)
+  if (write.urn?.kind === 'third_party') ctx = await askedManager(ctx, write.urn.thirdPartyId, caller)
   const attempt = () =>
     ctx.sql.begin(async (tx) => {
       if (await lockCollectionIfExists(tx, write.id)) await update(tx, ctx, caller, write)
