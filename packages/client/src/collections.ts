@@ -15,7 +15,7 @@ import type {
 } from '@genesis/collections/schemas'
 import type { Static } from '@sinclair/typebox'
 import { ServiceHttp, type ServiceOptions } from './http.js'
-import { cursorPages, type Page, pageOf, pages } from './paging.js'
+import { collect, cursorPages, items, type Page, type PageRequest, pageOf, pages } from './paging.js'
 
 export type {
   ApprovalData,
@@ -161,9 +161,21 @@ export class CollectionsClient {
     await this.http.request({ method: 'PUT', path, body: forum, auth: 'signed' })
   }
 
-  async listItems(collectionId: string): Promise<Item[]> {
+  /** One page of the collection's items, in creation order (1,000 a page by default and at most). */
+  async itemsPage(collectionId: string, request: PageRequest = {}): Promise<Page<Item>> {
     const path = `/v1/collections/${id(collectionId)}/items`
-    return (await this.http.request<Item[]>({ method: 'GET', path, auth: 'signed' })).data
+    const answer = await this.http.request<Item[]>({
+      method: 'GET',
+      path,
+      query: { ...request },
+      auth: 'signed',
+    })
+    return pageOf(answer.data, answer.pagination)
+  }
+
+  /** Every item of the collection (at most 5,000), following the pages. */
+  async listItems(collectionId: string): Promise<Item[]> {
+    return collect(items(pages((r) => this.itemsPage(collectionId, r))))
   }
 
   async putItem(item: ItemWrite): Promise<void> {

@@ -72,6 +72,13 @@ export const urnInUse = () =>
 export const urnMismatch = (id: string, urn: string | null) =>
   new ConflictError(`The URN of collection ${id} is ${urn} and cannot be changed`, { code: 'urn_mismatch' })
 
+/** 409 collection_full: a collection holds at most what one publication takes. */
+export const collectionFull = (id: string, max: number) =>
+  new ConflictError(
+    `Collection ${id} already has ${max.toLocaleString('en-US')} items, the most one publication takes: delete one before adding another`,
+    { code: 'collection_full', data: { max_items: max } },
+  )
+
 /** 409 item_published: the item was sent to review and can no longer be changed. */
 export const itemPublished = (id: string) =>
   new ConflictError(`Item ${id} was sent to review and can no longer be changed`, { code: 'item_published' })

@@ -24,6 +24,39 @@ export async function listItems(sql: Queryable, collectionId: string): Promise<I
     select ${columns(sql)} from items where collection_id = ${collectionId} order by items.created_at, seq`
 }
 
+/** How many items the collection has (under its row lock: what a new item is counted against). */
+export async function countItems(sql: Queryable, collectionId: string): Promise<number> {
+  const [row] = await sql<
+    { n: number }[]
+  >`select count(*)::int as n from items where collection_id = ${collectionId}`
+  return row?.n ?? 0
+}
+
+/** Whether any of the collection's items was never sent to review (a third party's draft). */
+export async function hasDraftItems(sql: Queryable, collectionId: string): Promise<boolean> {
+  const [row] = await sql<{ found: boolean }[]>`
+    select exists (select 1 from items where collection_id = ${collectionId} and submitted_content_hash is null) as found`
+  return row?.found === true
+}
+
+/** One page of the collection's items in creation order, with their total; drafts left out unless `drafts`. */
+export async function itemsPage(
+  sql: Queryable,
+  collectionId: string,
+  page: { offset: number; limit: number; drafts: boolean },
+): Promise<{ items: ItemRow[]; total: number }> {
+  const shown = page.drafts ? sql`true` : sql`submitted_content_hash is not null`
+  const [items, [count]] = await Promise.all([
+    sql<ItemRow[]>`
+      select ${columns(sql)} from items where collection_id = ${collectionId} and ${shown}
+      order by items.created_at, seq limit ${page.limit} offset ${page.offset}`,
+    sql<
+      { n: number }[]
+    >`select count(*)::int as n from items where collection_id = ${collectionId} and ${shown}`,
+  ])
+  return { items, total: count?.n ?? 0 }
+}
+
 export async function findItem(sql: Queryable, id: string): Promise<ItemRow | null> {
   const [row] = await sql<ItemRow[]>`select ${columns(sql)} from items where id = ${id}`
   return row ?? null

@@ -1,15 +1,24 @@
 import type { Sql } from '@genesis/common'
 import { type Queryable, uniqueViolation } from '@genesis/common'
 import type { CollectionRow } from '../db/collections.js'
-import { deleteItem, findItem, type ItemRow, insertItem, lockItem, updateItem } from '../db/items.js'
 import {
+  countItems,
+  deleteItem,
+  findItem,
+  type ItemRow,
+  insertItem,
+  lockItem,
+  updateItem,
+} from '../db/items.js'
+import {
+  collectionFull,
   collectionPublished,
   invalidField,
   itemCollectionMismatch,
   itemNotFound,
   itemPublished,
 } from '../errors.js'
-import type { ItemWrite } from '../schemas/item.js'
+import { type ItemWrite, MAX_ITEMS_PER_COLLECTION } from '../schemas/item.js'
 import { type Access, askFirst, lockEditableCollection } from './guards.js'
 
 /** What writing items needs: the database, and who may edit the collection. */
@@ -66,7 +75,14 @@ export async function writeItem(
       checkItemEditable(collection, existing)
       const now = ctx.now()
       if (existing) await updateItem(tx, { ...write, now })
-      else await insertItem(tx, { ...write, now })
+      else {
+        // Counted under the collection's row lock, which every write of its items takes first: concurrent
+        // creates cannot overshoot the bound.
+        if ((await countItems(tx, collectionId)) >= MAX_ITEMS_PER_COLLECTION) {
+          throw collectionFull(collectionId, MAX_ITEMS_PER_COLLECTION)
+        }
+        await insertItem(tx, { ...write, now })
+      }
     })
   } catch (error) {
     if (uniqueViolation(error) === 'items_pkey') {

@@ -1,43 +1,46 @@
-import { Envelope, errorResponses, NoContent, ok, type RoutePlugin } from '@genesis/common'
-import { Type } from '@sinclair/typebox'
+import { errorResponses, NoContent, paged, type RoutePlugin } from '@genesis/common'
 import type { Context } from '../context.js'
 import { findCollection } from '../db/collections.js'
-import { type ItemRow, listItems } from '../db/items.js'
+import { hasDraftItems, itemsPage } from '../db/items.js'
 import { canEdit, seesFullView } from '../domain/access.js'
 import { rolesOn } from '../domain/guards.js'
 import { removeItem, writeItem } from '../domain/items.js'
 import { itemView } from '../domain/views.js'
 import { collectionNotFound } from '../errors.js'
 import { CollectionParams } from '../schemas/collection.js'
-import { Item, ItemParams, ItemWrite } from '../schemas/item.js'
-
-/** Not sent to review (a third party's item before publication, or given back by a rejection). */
-const isDraft = (item: ItemRow) => item.submitted_content_hash === null
+import { ItemParams, ItemsPage, ItemsQuery, ItemWrite } from '../schemas/item.js'
 
 export const itemRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
   app.get(
     '/collections/:id/items',
     {
-      config: { auth: 'signed' },
+      // A page is bounded (1,000 items at most, of a collection's 5,000), and its answer built per request:
+      // it takes its turn with the other heavy answers.
+      config: { auth: 'signed', heavy: true },
       schema: {
         summary:
-          "A collection's items in creation order (same visibility as the collection; a third party's drafts to its editors only)",
+          "A collection's items in creation order, a page at a time (same visibility as the collection; a third party's drafts to its editors only)",
         tags: ['items'],
         params: CollectionParams,
-        response: { 200: Envelope(Type.Array(Item)), ...errorResponses(400, 401, 404) },
+        querystring: ItemsQuery,
+        response: { 200: ItemsPage, ...errorResponses(400, 401, 404, 503) },
       },
     },
     async (request) => {
       const row = await findCollection(ctx.sql, request.params.id)
       if (!row) throw collectionNotFound(request.params.id)
-      const items = await listItems(ctx.sql, row.id)
       // A third party's items that were never sent to review are drafts: its owner's and managers' alone.
       // The committee reviews what was sent (approval data), so it does not need them either.
-      const drafts = row.third_party_id !== null && items.some(isDraft)
+      const drafts = row.third_party_id !== null && (await hasDraftItems(ctx.sql, row.id))
       const who = await rolesOn(ctx, ctx.sql, request.signer!, row, drafts ? 'edit' : 'see')
       if (!row.is_published && !seesFullView(who)) throw collectionNotFound(request.params.id)
-      const shown = drafts && !canEdit(who) ? items.filter((item) => !isDraft(item)) : items
-      return ok(shown.map(itemView))
+      const { page, limit } = request.query
+      const { items, total } = await itemsPage(ctx.sql, row.id, {
+        offset: (page - 1) * limit,
+        limit,
+        drafts: !drafts || canEdit(who),
+      })
+      return paged(items.map(itemView), { page, limit, total })
     },
   )
 
