@@ -160,6 +160,16 @@ export const forumAlreadySet = (
   })
 
 /** 503 rpc_unavailable: the blockchain node did not answer. */
+/**
+ * 409 contract_refused: a contract reverted a view the service relies on (the registry's
+ * isThirdPartyManager for a third party it does not know, a contract without the view).
+ */
+export const contractRefused = (what: string) =>
+  new ConflictError(
+    `The contract refused the call (${what} reverted): for a third party, it may not be registered in the Third Party Registry`,
+    { code: 'contract_refused' },
+  )
+
 export const rpcUnavailable = (what: string, reason: string | undefined) =>
   new ServiceUnavailableError(`The blockchain node could not answer (${what}): ${reason}`, {
     code: 'rpc_unavailable',

@@ -7,7 +7,7 @@ import {
   splitRpcUrls,
 } from '@genesis/common'
 import { Contract, Interface, isError } from 'ethers'
-import { rpcUnavailable } from '../errors.js'
+import { contractRefused, rpcUnavailable } from '../errors.js'
 
 /** What the service asks the chain. Absent (null) when no RPC_URL is configured. */
 export interface ChainReader {
@@ -57,12 +57,20 @@ const collection = new Interface(COLLECTION_ABI)
 /** A revert is the contract's answer, not the node's failure. */
 const isRevert = (error: unknown) => isError(error, 'CALL_EXCEPTION')
 
-/** What a client is told of a node that could not answer: the reason, without the providers' hosts. */
+/**
+ * What a client is told of a node that could not answer: the reason, without the providers' hosts, and
+ * without ethers' full text (it carries the call's data and the request): its short message at most.
+ */
 function unavailableReason(error: unknown): string {
   if (error instanceof ProvidersUnavailable) return 'no provider answered'
   if (error instanceof ProvidersBehind) return 'the providers are behind the chain'
-  return error instanceof Error ? error.message.split('\n')[0]! : String(error)
+  const short = (error as { shortMessage?: unknown } | null)?.shortMessage
+  return typeof short === 'string' ? short : 'the node answered with an error'
 }
+
+/** ethers' own account of an error, for the log (the error's cause), never for the client. */
+const libraryText = (error: unknown) =>
+  error instanceof Error ? error.message.slice(0, 2000) : String(error).slice(0, 2000)
 
 export function createChainReader(config: ChainReaderConfig): ChainReader {
   // The providers of RPC_URL behind one pool: the healthiest answers, another if it fails or times out,
@@ -84,7 +92,10 @@ export function createChainReader(config: ChainReaderConfig): ChainReader {
     try {
       return await call()
     } catch (error) {
-      throw rpcUnavailable(what, unavailableReason(error))
+      // A revert is the contract's answer, not the node's failure: said in our words, ethers' in the log.
+      const refusal = isRevert(error) ? contractRefused(what) : rpcUnavailable(what, unavailableReason(error))
+      refusal.cause = libraryText(error)
+      throw refusal
     }
   }
 

@@ -6,7 +6,7 @@ import type { Collection } from '../../src/schemas/collection.js'
 import type { Item } from '../../src/schemas/item.js'
 import { signCheque } from '../chequebook.js'
 import { contentHash, uniqueName } from '../helpers.js'
-import { useCollectionsOnChain } from './service.js'
+import { chainEnv, signedRequest, startCollectionsService, useCollectionsOnChain } from './service.js'
 
 // With RPC_URL the chain, not the service's own tables, decides who owns a collection's contract and who
 // manages a third party.
@@ -87,6 +87,34 @@ describe.skipIf(skip)('the chain decides (anvil)', () => {
   })
 
   describe('the third-party registry on chain decides who manages a third party', () => {
+    it("a registry that reverts isThirdPartyManager is the contract's answer: 409 in our words, not a 503 quoting ethers", async () => {
+      // A contract without the view (the factory) in the registry's place: every isThirdPartyManager reverts.
+      const svc = await startCollectionsService({
+        ...chainEnv(chain),
+        THIRD_PARTY_REGISTRY_ADDRESS: chain.d.collectionFactory,
+      })
+      try {
+        const [who] = (await chain.fundedUsers(1)) as [Identity]
+        const id = crypto.randomUUID()
+        const tpId = `urn:decentraland:sepolia:collections-thirdparty:tp${randomBytes(4).toString('hex')}`
+        const res = await signedRequest(svc.url, who, 'PUT', `/v1/collections/${id}`, {
+          id,
+          name: uniqueName(),
+          urn: `${tpId}:drop`,
+        })
+        expect([res.status, res.body.code]).toEqual([409, 'contract_refused'])
+        expect(res.body.error).toBe(
+          'The contract refused the call (eth_call isThirdPartyManager reverted): for a third party, it may not be registered in the Third Party Registry',
+        )
+        const [kept] = await svc.db.sql<
+          { n: number }[]
+        >`select count(*)::int as n from collections where id = ${id}`
+        expect(kept!.n).toBe(0)
+      } finally {
+        await svc.close()
+      }
+    })
+
     it('a squatter signing first is refused (403); the managers set on chain create, edit and publish', async () => {
       const tpId = `urn:decentraland:sepolia:collections-thirdparty:tp${randomBytes(4).toString('hex')}`
       const [squatter, real1, real2] = (await chain.fundedUsers(3)) as [Identity, Identity, Identity]
