@@ -179,6 +179,32 @@ describe.skipIf(!runnable)('the PostgreSQL init script', () => {
     expect(attempt.stderr).toMatch(/permission denied for database/)
   })
 
+  it('caps the connections each role holds, and the maintenance database is nobody else’s', async () => {
+    for (const service of SERVICES) {
+      const name = databases!.names[service]
+      expect(await psql(`select rolconnlimit from pg_roles where rolname = '${name}'`)).toBe('64')
+    }
+    // PUBLIC keeps no CONNECT on the maintenance database: a service's role reaches its own database only
+    expect(
+      await psql(`select has_database_privilege('${databases!.names.claims}', 'postgres', 'CONNECT')`),
+    ).toBe('f')
+    const claims = new URL(databases!.urls.claims)
+    const attempt = await run('psql', ['-At', '-c', 'select 1'], {
+      cwd: infraDir,
+      env: {
+        ...process.env,
+        PGHOST: claims.hostname,
+        PGPORT: claims.port || '5432',
+        PGUSER: claims.username,
+        PGPASSWORD: decodeURIComponent(claims.password),
+        PGDATABASE: 'postgres',
+      },
+      timeoutMs: 30_000,
+    })
+    expect(attempt.code).not.toBe(0)
+    expect(attempt.stderr).toMatch(/permission denied for database "postgres"/)
+  })
+
   it('is idempotent, and refuses to run without a password', async () => {
     const prefix = databases!.names.claims.replace(/claims$/, '')
     const env = {
@@ -190,6 +216,21 @@ describe.skipIf(!runnable)('the PostgreSQL init script', () => {
     }
     const again = await run('bash', [join(infraDir, 'postgres/init-databases.sh')], { cwd: infraDir, env })
     expect(again.code, again.stderr).toBe(0)
+    // a limit of the operator's own for one service
+    const limited = await run('bash', [join(infraDir, 'postgres/init-databases.sh')], {
+      cwd: infraDir,
+      env: { ...env, CLAIMS_DB_CONNECTION_LIMIT: '12' },
+    })
+    expect(limited.code, limited.stderr).toBe(0)
+    expect(await psql(`select rolconnlimit from pg_roles where rolname = '${databases!.names.claims}'`)).toBe(
+      '12',
+    )
+    const bad = await run('bash', [join(infraDir, 'postgres/init-databases.sh')], {
+      cwd: infraDir,
+      env: { ...env, CLAIMS_DB_CONNECTION_LIMIT: '12; drop table x' },
+    })
+    expect(bad.code).not.toBe(0)
+    expect(bad.stderr).toContain('must be a whole number')
     const missing = await run('bash', [join(infraDir, 'postgres/init-databases.sh')], {
       cwd: infraDir,
       env: { ...env, CLAIMS_DB_PASSWORD: '' },

@@ -204,6 +204,11 @@ describe.skipIf(!runnable)('what an upstream receives through the gateway', () =
       req.on('end', () => {
         res.setHeader('content-type', 'application/json')
         if (req.url === '/big') return res.end(big)
+        // an answer that takes its time: connections held with a request in progress
+        if (req.url?.startsWith('/slow')) {
+          setTimeout(() => res.end('{"ok":true,"data":null}'), 1500)
+          return
+        }
         res.end(JSON.stringify({ method: req.method, url: req.url, headers: req.headers, bodyBytes: bytes }))
       })
     })
@@ -340,6 +345,33 @@ describe.skipIf(!runnable)('what an upstream receives through the gateway', () =
       Array.from({ length: 60 }, (_, i) => viaGateway(hostOf.land, `/v1/districts?n=${i}`)),
     )
     expect(others.map((a) => a.status)).toEqual(others.map(() => 200))
+  })
+
+  it("answers nginx's own errors in the envelope: headers too large (431), a request line it cannot read (400)", async () => {
+    const large = await viaGateway(hostOf.claims, '/api/rewards', {
+      headers: { 'x-padding': 'a'.repeat(20_000) },
+    })
+    expect(large.status, large.text ?? JSON.stringify(large)).toBe(431)
+    expect(large.headers['content-type']).toMatch(/^application\/json/)
+    expect(large.json<ErrorEnvelope>()).toEqual({
+      ok: false,
+      error: 'The request headers are too large',
+      code: 'request_header_fields_too_large',
+    })
+    const garbled = await rawRequest(gateway!.port, 'NOT A REQUEST\r\n\r\n')
+    expect(garbled).toMatch(/^HTTP\/1\.1 400 /)
+    expect(garbled).toContain('"code":"bad_request"')
+  })
+
+  it('refuses a client address more than 64 requests in progress at once: 429 in the envelope', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 80 }, (_, i) => viaGateway(hostOf.claims, `/slow?n=${i}`)),
+    )
+    const statuses = answers.map((a) => a.status)
+    expect(statuses.filter((s) => s === 200).length).toBeLessThanOrEqual(64)
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(16)
+    const refused = answers.find((a) => a.status === 429)!
+    expect(refused.json<ErrorEnvelope>()).toMatchObject({ ok: false, code: 'too_many_requests' })
   })
 
   it('answers 502 in the error envelope when the service is down', async () => {

@@ -1,4 +1,4 @@
-import { closeSync, existsSync, openSync } from 'node:fs'
+import { closeSync, existsSync, openSync, readdirSync } from 'node:fs'
 import { chmod, copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -8,7 +8,7 @@ import { infraDir } from './paths.js'
 import { type RunningProcess, run, startProcess } from './processes.js'
 
 export const templatePath = join(infraDir, 'gateway', 'templates', 'default.conf.template')
-export const snippetPath = join(infraDir, 'gateway', 'genesis', 'server-common.conf')
+export const snippetDir = join(infraDir, 'gateway', 'genesis')
 
 export interface GatewayVariables {
   GATEWAY_DOMAIN: string
@@ -120,7 +120,9 @@ export async function startGateway(options: {
       await mkdir(join(prefix, dir), { mode: 0o777 })
       await chmod(join(prefix, dir), 0o777)
     }
-    await copyFile(snippetPath, join(prefix, 'genesis', 'server-common.conf'))
+    for (const snippet of readdirSync(snippetDir)) {
+      await copyFile(join(snippetDir, snippet), join(prefix, 'genesis', snippet))
+    }
     await writeFile(
       join(prefix, 'conf.d', 'default.conf'),
       renderTemplate(template, {
