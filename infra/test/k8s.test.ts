@@ -92,7 +92,7 @@ describe('the Kubernetes manifests', () => {
     overlay = renderKustomization(overlayDir)
   })
 
-  it('render to the expected objects: per service a ConfigMap, Deployment, Service, HPA, PDB and migration Job', () => {
+  it('render to the expected objects: per service a ConfigMap, Deployment, Service, HPA, PDB, migration Job and NetworkPolicy', () => {
     const expected = SERVICES.flatMap((s) => [
       `ConfigMap/${s}-config`,
       `Deployment/${s}`,
@@ -100,6 +100,7 @@ describe('the Kubernetes manifests', () => {
       `HorizontalPodAutoscaler/${s}`,
       `PodDisruptionBudget/${s}`,
       `Job/${s}-migrate`,
+      `NetworkPolicy/${s}`,
     ])
     expect(base.map((o) => `${o.kind}/${o.metadata.name}`).sort()).toEqual(
       [...expected, 'Ingress/genesis'].sort(),
@@ -268,6 +269,50 @@ describe('the Kubernetes manifests', () => {
       expect(migrate.envFrom).toEqual(container.envFrom)
       expect(matches(deployment.spec.selector!.matchLabels, job.spec.template.metadata.labels)).toBe(false)
     })
+  })
+
+  it('keeps /metrics off the public path, and lets only the Ingress controller and the scraper reach the pods', () => {
+    for (const service of SERVICES) {
+      const config = find(overlay, 'ConfigMap', `${service}-config`) as K8sObject & {
+        data: Record<string, string>
+      }
+      expect(config.data.METRICS_PORT).toBe('9090')
+      const deployment = find(overlay, 'Deployment', service) as Workload
+      const template = deployment.spec.template as Workload['spec']['template'] & {
+        metadata: { annotations?: Record<string, string> }
+      }
+      expect(template.spec.containers[0]!.ports).toEqual([
+        { name: 'http', containerPort: 8080, protocol: 'TCP' },
+        { name: 'metrics', containerPort: 9090, protocol: 'TCP' },
+      ])
+      expect(template.metadata.annotations?.['prometheus.io/port']).toBe('9090')
+      // the Service (which the Ingress routes to) exposes http alone
+      const svc = find(overlay, 'Service', service) as K8sObject & {
+        spec: { ports: Array<{ name: string }> }
+      }
+      expect(svc.spec.ports.map((p) => p.name)).toEqual(['http'])
+      const policy = find(overlay, 'NetworkPolicy', service) as K8sObject & {
+        spec: {
+          podSelector: { matchLabels: Record<string, string> }
+          policyTypes: string[]
+          ingress: Array<{
+            from: Array<{ namespaceSelector: { matchLabels: Record<string, string> } }>
+            ports: Array<{ port: string }>
+          }>
+        }
+      }
+      expect(matches(policy.spec.podSelector.matchLabels, template.metadata.labels)).toBe(true)
+      expect(policy.spec.policyTypes).toEqual(['Ingress'])
+      expect(
+        policy.spec.ingress.map((rule) => [
+          rule.from.map((f) => f.namespaceSelector.matchLabels['kubernetes.io/metadata.name']),
+          rule.ports.map((p) => p.port),
+        ]),
+      ).toEqual([
+        [['ingress-nginx'], ['http']],
+        [['monitoring'], ['metrics']],
+      ])
+    }
   })
 
   it('routes one Ingress rule per hostname to its Service, paths unchanged', () => {

@@ -3,6 +3,7 @@ import { Deployment } from 'kubernetes-models/apps/v1/Deployment'
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler'
 import { Job } from 'kubernetes-models/batch/v1/Job'
 import { Ingress } from 'kubernetes-models/networking.k8s.io/v1/Ingress'
+import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy'
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget'
 import { ConfigMap } from 'kubernetes-models/v1/ConfigMap'
 import { Namespace } from 'kubernetes-models/v1/Namespace'
@@ -35,6 +36,11 @@ const models: Record<string, { create: (data: K8sObject) => Validatable; module:
     create: (d) => new PodDisruptionBudget(d as never),
     module: 'policy/v1/PodDisruptionBudget',
     type: 'IPodDisruptionBudget',
+  },
+  'networking.k8s.io/v1/NetworkPolicy': {
+    create: (d) => new NetworkPolicy(d as never),
+    module: 'networking.k8s.io/v1/NetworkPolicy',
+    type: 'INetworkPolicy',
   },
   'networking.k8s.io/v1/Ingress': {
     create: (d) => new Ingress(d as never),

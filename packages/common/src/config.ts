@@ -25,6 +25,8 @@ export const rpcUrlList = (description?: string) =>
 export function baseConfigSchema(service: { service: string; port: number }) {
   return Type.Object({
     PORT: Type.Integer({ minimum: 0, maximum: 65535, default: service.port }),
+    /** `/metrics` on a port of its own (the scraper's), not on PORT; 0: on PORT, as in development. */
+    METRICS_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 0 }),
     HOST: Type.String({ default: '0.0.0.0' }),
     DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
     DATA_DIR: Type.String({ default: defaultDataDir(service.service) }),
@@ -45,8 +47,18 @@ export function baseConfigSchema(service: { service: string; port: number }) {
     /** How deep a JSON body may nest objects and arrays (refused 400 before parsing past it). */
     BODY_MAX_DEPTH: Type.Integer({ minimum: 1, maximum: 1000, default: 32 }),
     RATE_LIMIT_MAX: Type.Integer({ minimum: 0, default: 0 }),
-    /** Behind the gateway: take the client IP from X-Forwarded-For (rate limit, logs). */
-    TRUST_PROXY: Type.Boolean({ default: false }),
+    /**
+     * How many proxies stand in front of the service (the gateway, an Ingress controller): the client IP
+     * (rate limit, logs) is the address that many hops back in X-Forwarded-For. Each proxy appends the
+     * address it saw, so only the last `n` entries are anybody's but the client's: trusting them all
+     * (`true`) would let a client choose its own address. 0: the socket's address.
+     */
+    TRUST_PROXY: Type.String({
+      pattern: '^[0-9]$',
+      default: '0',
+      description:
+        'the number of proxies in front (0 to 9; `true` is refused: it would trust what a client writes)',
+    }),
     SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 10_000 }),
     /** A request's headers must arrive within this long of its connection or previous request. */
     HEADERS_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: 10_000 }),

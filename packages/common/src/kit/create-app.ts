@@ -72,7 +72,10 @@ export interface CreateAppOptions {
    * 4 of each at once, 256 waiting for at most 2 s, then 503 with Retry-After: 1.
    */
   admission?: AdmissionSettings
-  trustProxy?: boolean
+  /** METRICS_PORT: when above 0, `/metrics` is not a route of the app (runService serves it there). */
+  metricsPort?: number
+  /** Proxies in front of the service, trusted for X-Forwarded-For (0: none). */
+  trustProxy?: number
   /** Timeouts and the connection cap (DEFAULT_CONNECTION_LIMITS when not given). */
   connections?: ConnectionLimits
   /** The service's own readiness check (e.g. an index is built). */
@@ -123,7 +126,8 @@ export const appOptionsFromConfig = (config: BaseConfig) => ({
     queue: config.ADMISSION_QUEUE,
     maxWaitMs: config.ADMISSION_WAIT_MS,
   },
-  trustProxy: config.TRUST_PROXY,
+  trustProxy: Number(config.TRUST_PROXY),
+  metricsPort: config.METRICS_PORT,
   connections: {
     headersTimeoutMs: config.HEADERS_TIMEOUT_MS,
     requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
@@ -180,10 +184,13 @@ function requestIdOf(request: { headers: Record<string, string | string[] | unde
 export async function createApp(input: CreateAppOptions): Promise<App> {
   const options = { ...(input.config ? appOptionsFromConfig(input.config) : {}), ...input }
   const limits = options.connections ?? DEFAULT_CONNECTION_LIMITS
+  const trustedHops = options.trustProxy ?? 0
   const app = Fastify({
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
     bodyLimit: options.bodyLimit ?? 1_048_576,
-    trustProxy: options.trustProxy ?? false,
+    // The `n` proxies in front are trusted, hop by hop from the socket: the client IP is the address the
+    // farthest of them saw, never one a client wrote further left in X-Forwarded-For.
+    trustProxy: trustedHops > 0 ? (_address: string, hop: number) => hop < trustedHops : false,
     // The caller's X-Request-Id is kept only when it is a short, plain token: it is echoed in the answer and
     // written to every log line of the request, so a long or odd one would be the caller's to fill them with.
     requestIdHeader: false,
@@ -210,7 +217,7 @@ export async function createApp(input: CreateAppOptions): Promise<App> {
   answerNodeRefusals(app.server)
 
   // First, so that every route, the kit's own included, is timed.
-  app.decorate('metrics', installMetrics(app, options.name))
+  app.decorate('metrics', installMetrics(app, options.name, (options.metricsPort ?? 0) > 0))
   recordRoutes(app)
   let closing = false
   app.addHook('preClose', async () => {

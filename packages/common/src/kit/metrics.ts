@@ -1,3 +1,4 @@
+import { createServer, type Server } from 'node:http'
 import type { FastifyInstance, onResponseHookHandler } from 'fastify'
 import { collectDefaultMetrics, Histogram, Registry } from 'prom-client'
 
@@ -68,8 +69,12 @@ class RequestDurations extends Histogram<Label> {
   }
 }
 
-/** Prometheus metrics on a registry of this app's own, so several apps can live in one process. */
-export function installMetrics(app: FastifyInstance, service: string): Registry {
+/**
+ * Prometheus metrics on a registry of this app's own, so several apps can live in one process. `/metrics`
+ * is a route of the app unless `ownPort` (METRICS_PORT): then runService serves it on that port alone, which
+ * the public address (the Service's http port, the Ingress, the gateway) never reaches.
+ */
+export function installMetrics(app: FastifyInstance, service: string, ownPort = false): Registry {
   const registry = new Registry()
   registry.setDefaultLabels({ service })
   collectDefaultMetrics({ register: registry })
@@ -99,8 +104,40 @@ export function installMetrics(app: FastifyInstance, service: string): Registry 
     if (request.is404) unmatched(request.method, reply.statusCode, reply.elapsedTime / 1000)
     done()
   })
-  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) =>
-    reply.type(registry.contentType).send(await registry.metrics()),
-  )
+  if (!ownPort) {
+    app.get('/metrics', { schema: { hide: true } }, async (_request, reply) =>
+      reply.type(registry.contentType).send(await registry.metrics()),
+    )
+  }
   return registry
+}
+
+/** The metrics alone on a port of their own (METRICS_PORT): GET /metrics, 404 for anything else. */
+export async function serveMetrics(registry: Registry, port: number, host: string): Promise<Server> {
+  const server = createServer((request, response) => {
+    if (request.method !== 'GET' || request.url !== '/metrics') {
+      response.writeHead(404, { 'content-type': 'application/json; charset=utf-8' })
+      response.end('{"ok":false,"error":"Only GET /metrics is served on this port","code":"not_found"}')
+      return
+    }
+    registry.metrics().then(
+      (text) => {
+        response.writeHead(200, { 'content-type': registry.contentType })
+        response.end(text)
+      },
+      () => {
+        response.writeHead(500, { 'content-type': 'application/json; charset=utf-8' })
+        response.end(
+          '{"ok":false,"error":"The metrics could not be collected","code":"internal_server_error"}',
+        )
+      },
+    )
+  })
+  server.headersTimeout = 10_000
+  server.requestTimeout = 10_000
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(port, host, resolve)
+  })
+  return server
 }
