@@ -185,6 +185,36 @@ describe('refusals', () => {
     }
   })
 
+  it('links made from the Host header (development, no LAND_PUBLIC_URL) vary by Host; configured ones do not', async () => {
+    const dev = await buildApp({
+      sql: land.db.sql,
+      config: loadConfig({ LAND_PREWARM: 'false' }),
+      context: { grid: land.grid },
+    })
+    try {
+      const one = await dev.inject({ method: 'GET', url: '/v2/parcels/0/0', headers: { host: 'a.example' } })
+      const other = await dev.inject({
+        method: 'GET',
+        url: '/v2/parcels/0/0',
+        headers: { host: 'b.example' },
+      })
+      expect(one.statusCode).toBe(200)
+      expect(one.json().image).toMatch(/^http:\/\/a\.example\//)
+      expect(other.json().image).toMatch(/^http:\/\/b\.example\//)
+      for (const answer of [one, other]) expect(answer.headers.vary).toMatch(/\bHost\b/i)
+      const again = await dev.inject({
+        method: 'GET',
+        url: '/v2/parcels/0/0',
+        headers: { host: 'a.example', 'if-none-match': String(one.headers.etag) },
+      })
+      expect(again.statusCode).toBe(304)
+      expect(again.headers.vary).toMatch(/\bHost\b/i)
+    } finally {
+      await dev.close()
+    }
+    expect((await get('/v2/parcels/0/0')).headers.vary ?? '').not.toMatch(/\bHost\b/i)
+  })
+
   it('a configured registry is matched in any case, and the default one is then unknown', async () => {
     const registry = `0x${'Ab'.repeat(20)}`
     const custom = await buildApp({

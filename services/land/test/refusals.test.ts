@@ -19,6 +19,10 @@ const badRequests: Array<[string, string, string]> = [
   ['/parcels/1.5/0', 'x', '1.5'],
   ['/parcels/abc/0', 'x', 'abc'],
   ['/parcels/0/0x10', 'y', '0x10'],
+  // above 2^53 a number is not what was sent once parsed: quoted as sent, never rounded
+  ['/parcels/9007199254740993/0', 'x', '9007199254740993'],
+  ['/parcels/0/-123456789012345678901', 'y', '-123456789012345678901'],
+  ['/parcels?offset=9007199254740993', 'offset', '9007199254740993'],
   ['/parcels/0/151/publications', 'y', '151'],
   ['/parcels/0/0/publications?status=expired', 'status', 'expired'],
   ['/parcels?limit=0', 'limit', '0'],

@@ -104,9 +104,29 @@ function sentValue(
     const values = new URLSearchParams(query).getAll(name)
     return values.length === 0 ? undefined : values.join(',')
   }
+  if (context === 'params') {
+    const raw = rawPathParameter(request, name)
+    if (raw !== undefined) return raw
+  }
   const source = (context === 'params' ? request.params : request.headers) as Record<string, unknown>
   const value = source?.[name]
   return value === undefined ? undefined : String(value)
+}
+
+/**
+ * A path parameter as it was in the URL: the validated params are coerced in place, and a number past 2^53
+ * would be quoted back rounded (9007199254740993 as …992). Read at the route's `:name` segment.
+ */
+function rawPathParameter(request: FastifyRequest, name: string): string | undefined {
+  const pattern = request.routeOptions.url?.split('/') ?? []
+  const path = request.url.split('?')[0]!.split('/')
+  const at = pattern.indexOf(`:${name}`)
+  if (at < 0 || pattern.length !== path.length) return undefined
+  try {
+    return decodeURIComponent(path[at]!)
+  } catch {
+    return path[at]
+  }
 }
 
 /** One entry per bad parameter (ajv may report several problems of one), in the order reported. */

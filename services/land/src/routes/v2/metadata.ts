@@ -51,6 +51,8 @@ export const atlasMetadataRoutes: RoutePlugin<Context> = async (app, { ctx }) =>
     const base = baseUrl(request)
     const metadata = make(atlas.grid, base)
     if (metadata === undefined) throw notFound()
+    // Links made from the Host header differ per Host: a shared cache must keep one answer per Host.
+    if (publicUrl === undefined) reply.header('vary', 'Host')
     const etag = `W/"${atlas.version}.${digest(base, request.url)}"`
     if (notModified(request, reply, { etag, lastModified: atlas.lastModified })) return reply.code(304).send()
     return sendJson(reply, JSON.stringify(metadata))
