@@ -11,6 +11,11 @@ export interface AdmissionOptions {
   retryAfterS: number
   /** The work, in the refusal's message: "signature verifications". */
   what: string
+  /**
+   * Most pieces of one caller (the `caller` given to run/acquire) waiting at once; past it that caller's
+   * new piece is refused at once. Default: the whole queue (callers are then not told apart in the queue).
+   */
+  perCaller?: number
 }
 
 export interface AdmissionStats {
@@ -21,13 +26,17 @@ export interface AdmissionStats {
 }
 
 export interface Admission {
-  /** Runs `work` in its turn, or throws a 503 (with Retry-After) when it cannot have one soon enough. */
-  run<T>(work: () => Promise<T>): Promise<T>
+  /**
+   * Runs `work` in its turn, or throws a 503 (with Retry-After) when it cannot have one soon enough. Turns
+   * go round the callers waiting (`caller`: who asks, e.g. the client's address), one piece each, so that
+   * one caller's flood waits behind its own pieces, not in front of everybody's.
+   */
+  run<T>(work: () => Promise<T>, caller?: string): Promise<T>
   /**
    * Waits for a turn as `run` does and hands back its release, for work that ends elsewhere (an answer
    * once written); releasing twice releases once.
    */
-  acquire(): Promise<() => void>
+  acquire(caller?: string): Promise<() => void>
   stats(): AdmissionStats
 }
 
@@ -46,6 +55,7 @@ export const overloaded = (options: Pick<AdmissionOptions, 'what' | 'retryAfterS
 const TURN_BUDGET_MS = 10
 
 interface Ticket {
+  caller: string
   admit: () => void
   timer: NodeJS.Timeout
 }
@@ -67,21 +77,39 @@ export function createAdmission(options: AdmissionOptions): Admission {
       stats: () => ({ running: 0, waiting: 0, refused }),
     }
   }
-  const waiting: Ticket[] = []
+  // Each caller's waiting pieces, callers in the order of their turns (a Map keeps insertion order: a
+  // caller served goes to the back).
+  const queues = new Map<string, Ticket[]>()
+  let waitingCount = 0
+  const perCaller = options.perCaller ?? options.queue
   let running = 0
   let turnScheduled = false
   /** When the current turn of the event loop began admitting work. */
   let turnStarted = 0
 
+  /** Takes the ticket out of its caller's queue; the caller leaves the round when it has none left. */
+  const remove = (ticket: Ticket, queue: Ticket[]) => {
+    queue.splice(queue.indexOf(ticket), 1)
+    waitingCount--
+    if (queue.length === 0) queues.delete(ticket.caller)
+  }
   const admitNext = () => {
-    const ticket = waiting.shift()
-    if (!ticket) return
+    const next = queues.entries().next()
+    if (next.done) return
+    const [caller, queue] = next.value
+    const ticket = queue[0]!
+    remove(ticket, queue)
+    // the caller's next piece waits for the others' turns
+    if (queue.length > 0) {
+      queues.delete(caller)
+      queues.set(caller, queue)
+    }
     clearTimeout(ticket.timer)
     running++
     ticket.admit()
   }
   const scheduleTurn = () => {
-    if (turnScheduled || waiting.length === 0 || running >= options.concurrency) return
+    if (turnScheduled || waitingCount === 0 || running >= options.concurrency) return
     turnScheduled = true
     // an immediate queued from an immediate runs in the next iteration of the loop, after its poll phase
     setImmediate(nextTurn)
@@ -100,21 +128,26 @@ export function createAdmission(options: AdmissionOptions): Admission {
     else scheduleTurn()
   }
 
-  async function acquire(): Promise<() => void> {
-    if (waiting.length >= options.queue) {
+  async function acquire(caller = ''): Promise<() => void> {
+    const own = queues.get(caller)
+    if (waitingCount >= options.queue || (own?.length ?? 0) >= perCaller) {
       refused++
       throw overloaded(options)
     }
     await new Promise<void>((resolve, reject) => {
+      const queue = own ?? []
       const ticket: Ticket = {
+        caller,
         admit: resolve,
         timer: setTimeout(() => {
-          waiting.splice(waiting.indexOf(ticket), 1)
+          remove(ticket, queue)
           refused++
           reject(overloaded(options))
         }, options.maxWaitMs),
       }
-      waiting.push(ticket)
+      queue.push(ticket)
+      if (!own) queues.set(caller, queue)
+      waitingCount++
       scheduleTurn()
     })
     let released = false
@@ -126,8 +159,8 @@ export function createAdmission(options: AdmissionOptions): Admission {
   }
 
   return {
-    async run(work) {
-      const release = await acquire()
+    async run(work, caller) {
+      const release = await acquire(caller)
       try {
         return await work()
       } finally {
@@ -135,6 +168,6 @@ export function createAdmission(options: AdmissionOptions): Admission {
       }
     },
     acquire,
-    stats: () => ({ running, waiting: waiting.length, refused }),
+    stats: () => ({ running, waiting: waitingCount, refused }),
   }
 }

@@ -36,6 +36,32 @@ describe('admission control', () => {
     expect(admission.stats()).toEqual({ running: 0, waiting: 0, refused: 0 })
   })
 
+  it("takes turns by caller: one caller's flood waits behind its own pieces, and past its share is refused", async () => {
+    const admission = createAdmission({ ...options, concurrency: 1, queue: 64, perCaller: 8 })
+    const order: string[] = []
+    const piece = (caller: string, i: number) =>
+      admission.run(async () => {
+        order.push(`${caller}${i}`)
+        await later(1)
+      }, caller)
+    // the flood arrives first: 20 pieces of one caller, then one piece of another
+    const flood = Array.from({ length: 20 }, (_, i) =>
+      piece('a', i).then(
+        () => 'done',
+        (error: Error) => error.message,
+      ),
+    )
+    const other = piece('b', 0)
+    const settled = await Promise.all(flood)
+    await other
+    // eight wait (the caller's share), the other twelve are refused at once
+    expect(settled.filter((r) => r === 'done')).toHaveLength(8)
+    expect(settled.filter((r) => r === 'Too many things in progress; retry in 1 s')).toHaveLength(12)
+    // the other caller's piece had the second turn, not one after the whole flood
+    expect(order.indexOf('b0')).toBe(1)
+    expect(admission.stats()).toEqual({ running: 0, waiting: 0, refused: 12 })
+  })
+
   it('lets the event loop turn between two pieces of CPU-bound work', async () => {
     // A timer set before a batch of synchronous work fires after at most one piece of it: the loop polls
     // between two pieces. Without admission, the whole batch runs before the loop turns.
@@ -132,11 +158,13 @@ describe('signed fetch under admission control', () => {
   })
 
   it('verifies what it can take and refuses the rest with 503 and Retry-After, in the envelope', async () => {
+    // twelve callers (a caller waits with at most its share of the queue: tested below)
     const answers = await Promise.all(
-      Array.from({ length: 12 }, () =>
+      Array.from({ length: 12 }, (_, i) =>
         app.inject({
           method: 'POST',
           url: '/things',
+          remoteAddress: `10.0.0.${i + 1}`,
           headers: costlyInvalidHeaders('POST', '/things'),
           payload: {},
         }),
@@ -174,7 +202,9 @@ describe('signed fetch under admission control', () => {
   })
 
   it('a heavy route: one answer in progress, the queue waits its turn, the rest refused 503 with Retry-After', async () => {
-    const answers = Array.from({ length: 8 }, (_, i) => app.inject({ method: 'GET', url: `/pages/${i}` }))
+    const answers = Array.from({ length: 8 }, (_, i) =>
+      app.inject({ method: 'GET', url: `/pages/${i}`, remoteAddress: `10.0.1.${i + 1}` }),
+    )
     await later(50)
     open()
     const settled = await Promise.all(answers)

@@ -20,6 +20,8 @@ export interface SignedRequest {
   /** The path as the client sent it, prefix included, without the query string. */
   path: string
   headers: IncomingHttpHeaders
+  /** Who sends it (the client's address): verifications take turns by it. */
+  client?: string
 }
 
 export const isMutating = (method: string) => MUTATING_METHODS.has(method.toUpperCase())

@@ -42,15 +42,24 @@ export function installAdmission(
   settings: AdmissionSettings,
 ): { verification: Admission } {
   const common = { queue: settings.queue, maxWaitMs: settings.maxWaitMs, retryAfterS: RETRY_AFTER_S }
+  // One caller (a client address) waits with at most an eighth of the queue: its flood fills its own share
+  // and is refused there, while the turns go round every caller waiting.
+  const perCaller = Math.max(1, Math.ceil(settings.queue / 8))
   const verification = createAdmission({
     ...common,
+    perCaller,
     concurrency: settings.verifyConcurrency,
     what: 'signature verifications',
   })
-  const heavy = createAdmission({ ...common, concurrency: settings.heavyConcurrency, what: 'large answers' })
+  const heavy = createAdmission({
+    ...common,
+    perCaller,
+    concurrency: settings.heavyConcurrency,
+    what: 'large answers',
+  })
 
-  const takeTurn: preHandlerAsyncHookHandler = async (_request, reply) => {
-    const release = await heavy.acquire()
+  const takeTurn: preHandlerAsyncHookHandler = async (request, reply) => {
+    const release = await heavy.acquire(request.ip)
     // the answer written, or the connection gone: either ends the work. A client that left while it waited
     // closed the response before its turn came, and 'close' is not emitted twice: the turn is given back at
     // once (else every such client would hold a turn for the process's lifetime)

@@ -49,7 +49,7 @@ export function installSignedFetch(app: FastifyInstance, sql: Sql, options: Sign
       if (mode === 'optional' && request.headers[`${AUTH_CHAIN_HEADER_PREFIX}0`] === undefined) return
       const path = signedPath(request.url)
       const signer = await verifySignedFetch(
-        { method: request.method, path, headers: request.headers },
+        { method: request.method, path, headers: request.headers, client: request.ip },
         options,
       )
       if (isMutating(request.method)) {
