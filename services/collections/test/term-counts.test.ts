@@ -1,7 +1,7 @@
 import { migrate } from '@genesis/common'
 import { createTestDatabase, requireRealPostgres, type TestDatabase } from '@genesis/common/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { KEEP_FROM, KEPT_TERMS_MAX, keepTermCount } from '../src/db/term-counts.js'
+import { KEEP_FROM, KEPT_TERMS_MAX, keepTermCount, touchKeptTerm } from '../src/db/term-counts.js'
 import { migrationsDir } from '../src/paths.js'
 import { keptAndCountedTerms } from './counts.js'
 import { call, createCollection, createIdentity, randomUUID, uniqueName, useHarness } from './helpers.js'
@@ -26,7 +26,7 @@ describe('a common term kept by the writes', () => {
     return res.json() as { data: string[]; pagination: { total: number } }
   }
 
-  it('answers every list of the term as counting did, once its count is kept from the first search', async () => {
+  it('answers every list of the term as counting did, once three addresses searched it and its count is kept', async () => {
     const anybody = await createIdentity()
     const queries: [string, typeof anybody][] = [
       [`q=${COMMON}`, h.committee],
@@ -37,8 +37,18 @@ describe('a common term kept by the writes', () => {
     const counted = await Promise.all(queries.map(([query, who]) => list(query, who)))
     expect(counted[0]!.pagination.total).toBeGreaterThanOrEqual(KEEP_FROM)
     const countedAddresses = await addresses(`q=${COMMON}&limit=5`)
+    // one address alone keeps nothing, however often it asks
+    expect(await h.db.sql`select 1 from collection_terms where term = ${COMMON}`).toHaveLength(0)
 
-    // the first search started keeping it, in the background
+    // searched from two more addresses, the next search starts keeping it, in the background
+    for (const [i, remoteAddress] of ['198.51.100.1', '198.51.100.2'].entries()) {
+      const res = await h.app.inject({
+        method: 'GET',
+        url: `/v1/addresses?q=${COMMON}&limit=${2 + i}`,
+        remoteAddress,
+      })
+      expect(res.statusCode).toBe(200)
+    }
     await expect
       .poll(async () => (await h.db.sql`select 1 from collection_term_counts where term = ${COMMON}`).length)
       .toBe(4)
@@ -173,6 +183,41 @@ describe('collection_term_counts under every kind of write', () => {
     // room again, but the searches of the next minute do not ask
     expect(await keepTermCount(db.sql, 'wizard')).toBe(false)
     expect(await keepTermCount(db.sql, 'wizard', { retry: true })).toBe(true)
+    await exact()
+  })
+
+  it("gives a full table's places to new terms once kept ones stop being asked, never while they are asked", async () => {
+    const fillers = Array.from({ length: KEPT_TERMS_MAX }, (_, i) => `stale ${i}`)
+    await db.sql`insert into collection_terms (term) select unnest(${fillers}::text[])`
+    await db.sql`insert into collection_term_counts (term, is_published, is_standard, n)
+                 select unnest(${fillers}::text[]), true, true, 0`
+    try {
+      // all of them asked lately: no place
+      expect(await keepTermCount(db.sql, 'paladin', { retry: true })).toBe(false)
+      // none asked for eight days: they go, with their counts, and the new term is kept
+      await db.sql`update collection_terms set last_asked_at = now() - interval '8 days' where term like 'stale %'`
+      // but one of them is read meanwhile: it stays
+      touchKeptTerm(db.sql, 'STALE 7')
+      await expect
+        .poll(
+          async () =>
+            (
+              await db.sql`select 1 from collection_terms where term = 'stale 7' and last_asked_at > now() - interval '1 minute'`
+            ).length,
+        )
+        .toBe(1)
+      expect(await keepTermCount(db.sql, 'paladin', { retry: true })).toBe(true)
+      const left = await db.sql<
+        { term: string }[]
+      >`select term from collection_terms where term like 'stale %'`
+      expect(left.map((r) => r.term)).toEqual(['stale 7'])
+      expect(
+        await db.sql`select 1 from collection_term_counts where term like 'stale %' and term <> 'stale 7'`,
+      ).toHaveLength(0)
+    } finally {
+      await db.sql`delete from collection_term_counts where term like 'stale %'`
+      await db.sql`delete from collection_terms where term like 'stale %'`
+    }
     await exact()
   })
 

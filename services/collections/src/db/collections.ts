@@ -1,5 +1,5 @@
 import type { Queryable } from '@genesis/common'
-import { KEEP_FROM, keepTermCount } from './term-counts.js'
+import { askedByEnough, KEEP_FROM, keepTermCount, touchKeptTerm } from './term-counts.js'
 import { isoTimestamp } from './timestamps.js'
 
 /** A collection's own fields: what a list reads. */
@@ -375,7 +375,11 @@ async function countWhere(sql: Queryable, filter: CollectionFilter): Promise<Tot
  */
 async function totalOf(sql: Queryable, filter: CollectionFilter, rows: readonly Total[]): Promise<number> {
   const { total, kept } = rows[0] ?? (await countWhere(sql, filter))
-  if (kept === false && total >= KEEP_FROM && filter.q !== undefined) void keepTermCount(sql, filter.q)
+  if (filter.q !== undefined) {
+    if (kept === true) touchKeptTerm(sql, filter.q)
+    else if (kept === false && total >= KEEP_FROM && askedByEnough(filter.q))
+      void keepTermCount(sql, filter.q)
+  }
   return total
 }
 

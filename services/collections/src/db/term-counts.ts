@@ -10,6 +10,45 @@ export const KEEP_FROM = 1_000
 /** At most this many terms are kept: every write to collections compares the names it writes with each. */
 export const KEPT_TERMS_MAX = 1_000
 
+/**
+ * A term is kept only once this many client addresses have searched it: one stranger alone, however many
+ * terms it tries, keeps none (every kept term costs each write a comparison).
+ */
+export const KEEP_EVIDENCE = 3
+
+/** A kept term nobody has asked for this long gives its place to a new one when the table is full. */
+export const KEPT_TERM_IDLE = '7 days'
+
+/** How often a replica records that a kept term was asked (its last_asked_at). */
+const TOUCH_EVERY_MS = 3_600_000
+
+/** Who searched each term lately (at most KEEP_EVIDENCE addresses each), per replica, for a day. */
+const askedBy = new LRUCache<string, Set<string>>({ max: 10_000, ttl: 86_400_000 })
+
+/** When this replica last recorded that a kept term was asked. */
+const touched = new LRUCache<string, true>({ max: 10_000, ttl: TOUCH_EVERY_MS })
+
+/** Notes that `caller` (a client address) searched `q`. */
+export function noteSearch(q: string, caller: string): void {
+  const term = q.toLowerCase()
+  const callers = askedBy.get(term) ?? new Set<string>()
+  if (callers.size < KEEP_EVIDENCE) callers.add(caller)
+  askedBy.set(term, callers)
+}
+
+/** Whether enough client addresses have searched `q` for its count to be worth keeping. */
+export const askedByEnough = (q: string) => (askedBy.get(q.toLowerCase())?.size ?? 0) >= KEEP_EVIDENCE
+
+/** Records, at most once an hour per replica, that a kept term was read (it stays kept while asked). */
+export function touchKeptTerm(sql: Queryable, q: string): void {
+  const term = q.toLowerCase()
+  if (touched.has(term)) return
+  touched.set(term, true)
+  sql
+    .unsafe('update collection_terms set last_asked_at = now() where term = $1', [term], { prepare: true })
+    .catch(() => touched.delete(term))
+}
+
 /** After an attempt that did not keep the term, the searches of the next minute do not ask again. */
 const RETRY_AFTER_MS = 60_000
 
@@ -37,9 +76,11 @@ export function keepTermCount(
   if (underWay !== undefined) return underWay
   if (!options.retry && notKept.has(term)) return Promise.resolve(false)
   const attempt = sql
-    .unsafe<{ kept: boolean }[]>('select collection_term_counts_keep($1, $2) as kept', [q, KEPT_TERMS_MAX], {
-      prepare: true,
-    })
+    .unsafe<{ kept: boolean }[]>(
+      'select collection_term_counts_keep($1, $2, $3::interval) as kept',
+      [q, KEPT_TERMS_MAX, KEPT_TERM_IDLE],
+      { prepare: true },
+    )
     .then(
       ([row]) => row?.kept === true,
       () => false,

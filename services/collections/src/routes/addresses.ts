@@ -2,6 +2,7 @@ import { errorResponses, offsetOf, PagedEnvelope, paged, type RoutePlugin } from
 import { Type } from '@sinclair/typebox'
 import type { Context } from '../context.js'
 import { listContractAddresses } from '../db/collections.js'
+import { noteSearch } from '../db/term-counts.js'
 import { AddressesQuery } from '../schemas/collection.js'
 
 export const addressRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
@@ -26,6 +27,7 @@ export const addressRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
       // Nobody is known here, so nothing unpublished is shown or searched: `is_published=false` selects
       // none of what an unauthenticated caller may see, an empty page as on the signed list.
       if (!query.is_published) return paged([], { page: query.page, limit: query.limit, total: 0 })
+      if (query.q !== undefined) noteSearch(query.q, request.ip)
       const { addresses, total } = await listContractAddresses(
         ctx.sql,
         { q: query.q, isPublished: true },

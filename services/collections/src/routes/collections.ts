@@ -7,6 +7,7 @@ import {
   findCollection,
   listCollections,
 } from '../db/collections.js'
+import { noteSearch } from '../db/term-counts.js'
 import { seesFullView } from '../domain/access.js'
 import { refreshApproval } from '../domain/chain-approval.js'
 import { rolesOn } from '../domain/guards.js'
@@ -104,6 +105,7 @@ export const collectionRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
         return cursorPaged([], page, { total: 0, last: null })
       }
       const filter = { q: query.q, isPublished: committee ? query.is_published : true }
+      if (query.q !== undefined) noteSearch(query.q, request.ip)
       return sendCollectionPage(reply, ['list', committee, query.q], query, page, filter, committee)
     },
   )
