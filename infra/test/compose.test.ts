@@ -112,6 +112,16 @@ describe('compose.yaml', () => {
     expect(publishing.map(([name]) => name)).toEqual(['gateway'])
   })
 
+  it('runs the gateway with its own main configuration: room for 8,192 connections a worker', () => {
+    const gateway = compose.services.gateway!
+    expect(gateway.volumes).toContain('./gateway/nginx.conf:/etc/nginx/nginx.conf:ro')
+    const main = readFileSync(join(infraDir, 'gateway/nginx.conf'), 'utf8')
+    expect(main).toMatch(/^\s*worker_connections 8192;/m)
+    expect(main).toMatch(/^worker_rlimit_nofile (\d+);/m)
+    expect(Number(/^worker_rlimit_nofile (\d+);/m.exec(main)?.[1])).toBeGreaterThanOrEqual(2 * 8192)
+    expect(main).toContain('include /etc/nginx/conf.d/*.conf;')
+  })
+
   it('takes every secret from the environment file, never from the compose file', () => {
     for (const [name, service] of Object.entries(compose.services)) {
       for (const [key, value] of Object.entries(service.environment ?? {})) {

@@ -9,6 +9,7 @@ import { type RunningProcess, run, startProcess } from './processes.js'
 
 export const templatePath = join(infraDir, 'gateway', 'templates', 'default.conf.template')
 export const snippetDir = join(infraDir, 'gateway', 'genesis')
+const mainConfPath = join(infraDir, 'gateway', 'nginx.conf')
 
 export interface GatewayVariables {
   GATEWAY_DOMAIN: string
@@ -52,39 +53,42 @@ function freePort(): Promise<number> {
 }
 
 /**
- * The official nginx image's /etc/nginx/nginx.conf (1.27), with its paths moved into `prefix` and the
+ * The gateway's main configuration (infra/gateway/nginx.conf, the image's own with room for connections),
+ * with its paths moved into `prefix`, no user switch (the test's nginx runs as whoever runs it) and the
  * process kept in the foreground; its http {} block includes the rendered template as conf.d/*.conf does.
  * Keeping its directives (keepalive_timeout, the "main" access log...) makes `nginx -t` catch a template
  * directive that would be a duplicate in the real image.
  */
-function imageNginxConf(prefix: string): string {
-  return `daemon off;
-worker_processes 1;
-error_log stderr notice;
-pid ${join(prefix, 'nginx.pid')};
-
-events {
-    worker_connections 1024;
-}
-
-http {
-    default_type application/octet-stream;
-    log_format main '$remote_addr - $remote_user [$time_local] "$request" '
-                    '$status $body_bytes_sent "$http_referer" '
-                    '"$http_user_agent" "$http_x_forwarded_for"';
-    access_log ${join(prefix, 'main-access.log')} main;
-    sendfile on;
-    keepalive_timeout 65;
-
-    client_body_temp_path ${join(prefix, 'body')};
-    proxy_temp_path ${join(prefix, 'proxy')};
-    fastcgi_temp_path ${join(prefix, 'fastcgi')};
-    uwsgi_temp_path ${join(prefix, 'uwsgi')};
-    scgi_temp_path ${join(prefix, 'scgi')};
-
-    include ${join(prefix, 'conf.d', '*.conf')};
-}
-`
+async function mainNginxConf(prefix: string): Promise<string> {
+  const conf = (await readFile(mainConfPath, 'utf8'))
+    .split('\n')
+    .filter((line) => !line.trimStart().startsWith('#'))
+    .join('\n')
+  const replaced = conf
+    .replace(/^user .*;\n/m, '')
+    .replace(/^worker_processes .*;/m, 'daemon off;\nworker_processes 1;')
+    .replace('error_log /var/log/nginx/error.log notice;', 'error_log stderr notice;')
+    .replace('pid /var/run/nginx.pid;', `pid ${join(prefix, 'nginx.pid')};`)
+    .replace('include /etc/nginx/mime.types;\n', '')
+    .replace(
+      'access_log /var/log/nginx/access.log main;',
+      `access_log ${join(prefix, 'main-access.log')} main;`,
+    )
+    .replace(
+      'include /etc/nginx/conf.d/*.conf;',
+      [
+        `client_body_temp_path ${join(prefix, 'body')};`,
+        `proxy_temp_path ${join(prefix, 'proxy')};`,
+        `fastcgi_temp_path ${join(prefix, 'fastcgi')};`,
+        `uwsgi_temp_path ${join(prefix, 'uwsgi')};`,
+        `scgi_temp_path ${join(prefix, 'scgi')};`,
+        `include ${join(prefix, 'conf.d', '*.conf')};`,
+      ].join('\n    '),
+    )
+  if (replaced.includes('/etc/nginx') || replaced.includes('/var/')) {
+    throw new Error(`infra/gateway/nginx.conf changed: a path is left to move into the prefix:\n${replaced}`)
+  }
+  return replaced
 }
 
 export interface RunningGateway {
@@ -133,7 +137,7 @@ export async function startGateway(options: {
         LAND_UPSTREAM: options.upstreams.land,
       }),
     )
-    await writeFile(join(prefix, 'nginx.conf'), imageNginxConf(prefix))
+    await writeFile(join(prefix, 'nginx.conf'), await mainNginxConf(prefix))
     const args = ['-p', `${prefix}/`, '-c', join(prefix, 'nginx.conf'), '-e', 'stderr']
     const accessLog = join(prefix, 'access.log')
     const stdout = openSync(accessLog, 'a')
