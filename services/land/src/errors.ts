@@ -63,3 +63,7 @@ export const publicUrlMissing = () =>
   new ServiceUnavailableError('Token metadata needs LAND_PUBLIC_URL, which is not set', {
     code: 'public_url_missing',
   })
+
+/** 404 not_found: no district with this id. */
+export const districtNotFound = (id: string) =>
+  new NotFoundError(`District "${id}" not found`, { data: { id } })

@@ -13,6 +13,7 @@ import {
 import { ByteLru, CachedBody } from '../grid/map-body.js'
 import type { GridView } from '../grid/view.js'
 import { TILE_FIELDS, type Tile, type TileField } from '../schemas/atlas.js'
+import { drawParcelView, type ParcelView } from './parcel-view.js'
 import { filterKey, pickedJson, type TileFilter, tileJson, tilesOfRow, toLegacyTile } from './tiles.js'
 
 /**
@@ -92,6 +93,7 @@ export class AtlasView {
   private readonly whole = new Map<TileShape, CachedBody>()
   private readonly filtered = new ByteLru<CachedBody>(FILTERED_CACHE_BYTES)
   private readonly building = new Map<string, Promise<CachedBody>>()
+  private parcelViewDrawn: Promise<ParcelView> | undefined
 
   private constructor(
     readonly grid: GridView,
@@ -113,6 +115,15 @@ export class AtlasView {
       // Two versions within one second must not share a date, or If-Modified-Since would hide the second.
       this.lastModified = previous ? Math.max(at, previous.lastModified + 1000) : at
     }
+  }
+
+  /** The explorers' parcel view of this version (parcel-view.ts), drawn once, on first use. */
+  parcelView(): Promise<ParcelView> {
+    this.parcelViewDrawn ??= drawParcelView(this.grid).catch((error: unknown) => {
+      this.parcelViewDrawn = undefined // the next request draws it again
+      throw error
+    })
+    return this.parcelViewDrawn
   }
 
   /**

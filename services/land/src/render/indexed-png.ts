@@ -69,3 +69,25 @@ export async function encodeIndexedPng(image: IndexedImage, palette: Buffer): Pr
     chunk('IEND', Buffer.alloc(0)),
   ])
 }
+
+const COLOR_TYPE_RGBA = 6
+
+/**
+ * An 8-bit RGBA PNG of `rows`: (width × 4 + 1) × height bytes, each row its filter byte (0) and then
+ * red, green, blue and alpha per pixel. For images whose pixels are data, not colours (the explorers'
+ * parcel view), where a palette would not hold every value.
+ */
+export async function encodeRgbaPng(width: number, height: number, rows: Buffer): Promise<Buffer> {
+  const header = Buffer.alloc(13)
+  header.writeUInt32BE(width, 0)
+  header.writeUInt32BE(height, 4)
+  header[8] = 8
+  header[9] = COLOR_TYPE_RGBA
+  const idat = await deflateAsync(rows, { level: DEFLATE_LEVEL })
+  return Buffer.concat([
+    SIGNATURE,
+    chunk('IHDR', header),
+    chunk('IDAT', idat),
+    chunk('IEND', Buffer.alloc(0)),
+  ])
+}

@@ -8,6 +8,7 @@ import { estateRoutes } from './estates.js'
 import { explorerRoutes } from './explorer.js'
 import { mapRoutes } from './map.js'
 import { mapImageRoutes } from './map-images.js'
+import { parcelViewRoutes } from './parcel-view.js'
 import { parcelRoutes } from './parcels.js'
 import { publicationRoutes } from './publications.js'
 import { statusRoutes } from './status.js'
@@ -56,6 +57,7 @@ export const routes: RoutePlugin<Context> = async (app, { ctx }) => {
   await app.register(apiRoutes, { prefix: '/v1', ctx })
   await app.register(atlasRoutes, { prefix: '/v2', ctx })
   await app.register(legacyTileRoutes, { prefix: '/v1', ctx })
+  await app.register(parcelViewRoutes, { prefix: '/v1', ctx })
   await app.register(explorerRoutes, { ctx })
   await app.register(atlasPageRoutes)
 }

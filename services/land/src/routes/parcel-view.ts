@@ -1,0 +1,51 @@
+import { errorResponses, type RoutePlugin } from '@genesis/common'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { ParcelView } from '../atlas/parcel-view.js'
+import type { Context } from '../context.js'
+import { NotModified } from '../schemas/atlas.js'
+import { PngResponse } from '../schemas/images.js'
+import { NO_BODY } from './send.js'
+import { notModified } from './validators.js'
+
+/** Drawn once per grid version: an hour of a client's cache would show old owners, a minute does not. */
+const CACHE_CONTROL = 'public, max-age=60, stale-while-revalidate=300'
+
+/**
+ * The explorers' parcel view (ADR-250), at atlas-server's paths under /v1: `minimap.png` and
+ * `estatemap.png` (atlas/parcel-view.ts says what each pixel holds), with the grid's validators.
+ */
+export const parcelViewRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
+  const images: Array<[string, keyof ParcelView, string]> = [
+    [
+      '/minimap.png',
+      'minimap',
+      "Each parcel's type and joins, one pixel per parcel (the explorers' minimap)",
+    ],
+    ['/estatemap.png', 'estatemap', "Each parcel's estate as a 24-bit index, one pixel per parcel"],
+  ]
+  async function answer(request: FastifyRequest, reply: FastifyReply, image: keyof ParcelView) {
+    const atlas = await ctx.atlas.current()
+    const validators = {
+      etag: `W/"${atlas.version}.${image}"`,
+      lastModified: atlas.lastModified,
+      cacheControl: CACHE_CONTROL,
+    }
+    if (notModified(request, reply, validators)) return reply.code(304).send()
+    const png = (await atlas.parcelView())[image]
+    return reply.type('image/png').send(png)
+  }
+  for (const [path, image, summary] of images) {
+    app.get(
+      path,
+      {
+        ...NO_BODY,
+        schema: {
+          tags: ['atlas'],
+          summary,
+          response: { 200: PngResponse, 304: NotModified, ...errorResponses(503) },
+        },
+      },
+      (request, reply) => answer(request, reply, image),
+    )
+  }
+}
