@@ -134,3 +134,48 @@ describe('the rest of the atlas surface', () => {
     expect(ready.json()).toEqual((await get('/health/ready')).json())
   })
 })
+
+describe("the /v2 images: atlas-server's placement", () => {
+  /** Every pixel of a PNG answer, RGBA. */
+  async function rgba(url: string) {
+    const answer = await get(url)
+    expect(answer.statusCode, url).toBe(200)
+    const image = await loadImage(answer.rawPayload)
+    const canvas = createCanvas(image.width, image.height)
+    const context = canvas.getContext('2d')
+    context.drawImage(image, 0, 0)
+    return {
+      width: image.width,
+      height: image.height,
+      data: context.getImageData(0, 0, image.width, image.height).data,
+    }
+  }
+
+  it("draws each tile where atlas-server does: the spec's image moved right by the tile gap (2 px at size 20)", async () => {
+    const query = 'width=400&height=300&size=20&center=-30,90'
+    const spec = await rgba(`/map.png?${query}`)
+    const v2 = await rgba(`/v2/map.png?${query}`)
+    const gap = 2
+    let differing = 0
+    let compared = 0
+    for (let y = 0; y < spec.height; y++) {
+      for (let x = 0; x + gap < spec.width; x++) {
+        const a = (y * spec.width + x) * 4
+        const b = (y * v2.width + x + gap) * 4
+        compared++
+        if (
+          spec.data[a] !== v2.data[b] ||
+          spec.data[a + 1] !== v2.data[b + 1] ||
+          spec.data[a + 2] !== v2.data[b + 2]
+        )
+          differing++
+      }
+    }
+    expect(compared).toBeGreaterThan(100_000)
+    expect(differing).toBe(0)
+    // and not already so unshifted: the placement is what differs
+    let unshifted = 0
+    for (let i = 0; i < spec.data.length; i += 4) if (spec.data[i] !== v2.data[i]) unshifted++
+    expect(unshifted).toBeGreaterThan(1000)
+  })
+})

@@ -70,6 +70,11 @@ export interface DrawOptions {
   publications: boolean
   /** Parcels drawn as selected (must be inside the grid). */
   selected: readonly Cell[]
+  /**
+   * atlas-server's placement (the /v2 images): its tiles leave their gap on the left edge, not the right,
+   * so every tile sits `gap` pixels further right than in the spec's images, and an overlay of both agrees.
+   */
+  atlasPlacement?: boolean
 }
 
 export interface MapImageRequest extends DrawOptions {
@@ -167,9 +172,10 @@ const isEven = (n: number) => (n & 1) === 0
  * Outside the grid the cells form a seamless checkerboard.
  */
 export function planMap(snapshot: MapSnapshot, viewport: Viewport, options: DrawOptions): RectBatches {
-  const { height, size, cols, rows, minX, maxY, originX, originY } = viewport
+  const { height, size, cols, rows, minX, maxY, originY } = viewport
   const { kind, group, onSale } = snapshot
   const gap = tileGap(size)
+  const originX = viewport.originX + (options.atlasPlacement ? gap : 0)
   const frame = frameWidth(size)
 
   const selected = new Set<number>()

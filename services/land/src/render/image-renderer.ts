@@ -32,9 +32,10 @@ export function normaliseSelection(selected: readonly Cell[]): Cell[] {
  * shorter names it (an estate id: its parcels only change with the data version).
  */
 export function imageKey(request: MapImageRequest, subject?: string): string {
-  const { width, height, size, center, publications } = request
+  const { width, height, size, center, publications, atlasPlacement } = request
   const selection = subject ?? request.selected.map((c) => `${c.x},${c.y}`).join(';')
-  return `${width}x${height}@${size} c=${center.x},${center.y} p=${publications ? 1 : 0} s=${selection}`
+  const placement = atlasPlacement ? ' atlas' : ''
+  return `${width}x${height}@${size} c=${center.x},${center.y} p=${publications ? 1 : 0} s=${selection}${placement}`
 }
 
 interface RememberedUrl {

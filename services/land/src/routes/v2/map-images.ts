@@ -43,6 +43,7 @@ export function atlasImageOptions(query: AtlasImageQuery) {
     ),
     size: clampedInteger(query.size, 20, 5, 50),
     publications: query['on-sale'] === 'true',
+    atlasPlacement: true,
   }
 }
 
