@@ -141,6 +141,50 @@ describe.skipIf(!hasChromium)("the Atlas view in Chromium, from land's /v2/tiles
     }
   }
 
+  it("decodes the parcel view as an explorer's shader does: one texel per parcel, flags in the channels", async () => {
+    await page.goto(`${base}/atlas?x=${center.x}&y=${center.y}&size=${SIZE}`)
+    const decoded = await page.evaluate(async (parcels) => {
+      /** The image's texels, read without smoothing, as a texture with nearest filtering is sampled. */
+      async function texels(url: string) {
+        const image = new Image()
+        image.src = url
+        await image.decode()
+        const canvas = document.createElement('canvas')
+        canvas.width = image.width
+        canvas.height = image.height
+        const context = canvas.getContext('2d', { willReadFrequently: true })!
+        context.imageSmoothingEnabled = false
+        context.drawImage(image, 0, 0)
+        return { size: image.width, data: context.getImageData(0, 0, image.width, image.height).data }
+      }
+      const minimap = await texels('/v1/minimap.png')
+      const estatemap = await texels('/v1/estatemap.png')
+      // parcel (x, y) is the texel at column x + 256, row 256 - y
+      const at = (map: { data: Uint8ClampedArray }, x: number, y: number) =>
+        Array.from(map.data.subarray(((256 - y) * 512 + x + 256) * 4, ((256 - y) * 512 + x + 256) * 4 + 4))
+      return {
+        size: [minimap.size, estatemap.size],
+        parcels: parcels.map(({ x, y }) => ({
+          x,
+          y,
+          minimap: at(minimap, x, y),
+          estate: at(estatemap, x, y),
+        })),
+      }
+    }, Object.values(samples))
+    expect(decoded.size).toEqual([512, 512])
+    const response = await fetch(`${base}/v2/tiles?include=x,y,type,top,left,topLeft,estateId`)
+    const tiles = ((await response.json()) as { data: Record<string, Tile> }).data
+    const green: Record<string, number> = { district: 32, road: 64, owned: 128, plaza: 0, unowned: 0 }
+    for (const { x, y, minimap, estate } of decoded.parcels) {
+      const tile = tiles[`${x},${y}`]!
+      const flags = (tile.top ? 8 : 0) + (tile.left ? 16 : 0) + (tile.topLeft ? 32 : 0)
+      expect({ x, y, texel: minimap }).toEqual({ x, y, texel: [flags, green[tile.type], 0, 255] })
+      const index = estate[0]! * 65536 + estate[1]! * 256 + estate[2]!
+      expect(index > 0).toBe(tile.estateId !== undefined)
+    }
+  })
+
   it('draws each tile type in the Atlas colour for it, reading /v2/tiles', async () => {
     await open('')
     expect(requested).toContain('/v2/tiles')
