@@ -196,9 +196,12 @@ export class ChainIndexer {
     const head = await this.rpc.blockNumber()
     const cursor = await readCursor(lease.sql)
     this.cursor = cursor
-    if (cursor && !(await this.onChain(cursor, head))) {
-      await this.rollback(lease, head, cursor)
-      return true
+    if (cursor) {
+      const atCursor = cursor.blockNumber > head ? null : await this.rpc.block(cursor.blockNumber)
+      if (atCursor?.hash !== cursor.blockHash) {
+        await this.rollback(lease, head, cursor, atCursor)
+        return true
+      }
     }
     const from = cursor ? cursor.blockNumber + 1n : this.options.startBlock
     if (from > head) {
@@ -226,12 +229,6 @@ export class ChainIndexer {
     )
     this.options.onBatch?.(report)
     return true
-  }
-
-  /** Whether the cursor's block is still the node's block of that number. */
-  private async onChain(cursor: ChainCursor, head: bigint): Promise<boolean> {
-    if (cursor.blockNumber > head) return false
-    return (await this.rpc.block(cursor.blockNumber))?.hash === cursor.blockHash
   }
 
   /**
@@ -326,21 +323,29 @@ export class ChainIndexer {
 
   /**
    * The cursor's block is no longer canonical: find the newest indexed block that still is (the common
-   * ancestor), undo everything above it, and go on from there. None: the node is another chain (a
-   * development node started afresh) or the reorganisation is deeper than the undo kept.
+   * ancestor), undo everything above it, and go on from there. The node's block at the cursor's height names
+   * its parent: when that is the block below the cursor as stored (a reorganisation of the last block, the
+   * usual one) it is the ancestor, found with no further call; else the node's blocks at every stored height
+   * are asked in one batch, never one call a block. None: the node is another chain (a development node
+   * started afresh) or the reorganisation is deeper than the blocks kept for undo.
    */
-  private async rollback(lease: WriterLease, head: bigint, cursor: ChainCursor): Promise<void> {
-    const stored = await recentBlocks(lease.sql)
-    let ancestor: IndexedBlock | undefined
-    for (const block of stored) {
-      if (block.number > head) continue
-      if ((await this.rpc.block(block.number))?.hash === block.hash) {
-        ancestor = block
-        break
-      }
+  private async rollback(
+    lease: WriterLease,
+    head: bigint,
+    cursor: ChainCursor,
+    atCursor: RpcBlock | null,
+  ): Promise<void> {
+    const kept = await recentBlocks(lease.sql)
+    const stored = kept.filter((block) => block.number <= head)
+    let ancestor = atCursor
+      ? stored.find((b) => b.number === cursor.blockNumber - 1n && b.hash === atCursor.parentHash)
+      : undefined
+    if (!ancestor && stored.length > 0) {
+      const onNode = await this.rpc.blocks(stored.map((b) => b.number))
+      ancestor = stored.find((b, i) => onNode[i]?.hash === b.hash)
     }
     const found = ancestor
-    if (!found || stored.some((b) => b.number > found.number && !b.undoable)) {
+    if (!found || kept.some((b) => b.number > found.number && !b.undoable)) {
       if (await this.checkChain(lease)) return
       throw new Error(
         `reorganisation deeper than the blocks kept for undo (cursor ${cursor.blockNumber}): raise ` +
