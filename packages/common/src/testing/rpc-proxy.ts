@@ -36,6 +36,8 @@ export interface RpcProxy {
   readonly counts: { logs: number; range: number; answer: number; delayed: number }
   /** The spans of the eth_getLogs calls answered with logs, in order. */
   readonly answered: LogsSpan[]
+  /** The numbers of the blocks asked by number (eth_getBlockByNumber with a number, not a tag), in order. */
+  readonly blocksAsked: bigint[]
   close(): Promise<void>
 }
 
@@ -47,6 +49,7 @@ export interface RpcProxy {
 export async function startRpcProxy(target: string, rules: RpcProxyRules): Promise<RpcProxy> {
   const counts = { logs: 0, range: 0, answer: 0, delayed: 0 }
   const answered: LogsSpan[] = []
+  const blocksAsked: bigint[] = []
   const forward = async (call: unknown) =>
     (await (
       await fetch(target, {
@@ -58,6 +61,10 @@ export async function startRpcProxy(target: string, rules: RpcProxyRules): Promi
 
   async function answer(call: { id: unknown; method: string; params?: unknown[] }): Promise<object> {
     const refuse = (error: RpcRefusal) => ({ jsonrpc: '2.0', id: call.id, error })
+    const tag = call.params?.[0]
+    if (call.method === 'eth_getBlockByNumber' && typeof tag === 'string' && tag.startsWith('0x')) {
+      blocksAsked.push(BigInt(tag))
+    }
     if (rules.head && LAGGING.has(call.method)) return behind(call, rules.head)
     if (call.method !== 'eth_getLogs') return forward(call)
     counts.logs++
@@ -152,6 +159,7 @@ export async function startRpcProxy(target: string, rules: RpcProxyRules): Promi
     url: `http://127.0.0.1:${port}`,
     counts,
     answered,
+    blocksAsked,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections()

@@ -95,6 +95,47 @@ describe.skipIf(skip)('the indexer’s guarantees', () => {
     expect(await indexedRows(r.sql)).toEqual(await freshIndex(w))
   }, 120_000)
 
+  it('finds the ancestor of a reorganisation of the last block by its parent hash, asking no older block', async () => {
+    const w = await world()
+    const a = w.alice.address.toLowerCase()
+    const b = w.bob.address.toLowerCase()
+    const c = w.carol.address.toLowerCase()
+    await w.send(w.land, 'assignMultipleParcels', [20, 21], [51, 51], a)
+    const proxy = await startRpcProxy(w.anvil.url, {})
+    t.defer(() => proxy.close())
+    const db = await database()
+    const r = await replica(db.url, chainEnv(w.d, proxy.url))
+    await caughtUp(w, r)
+    // blocks the window keeps below the one the reorganisation will replace
+    for (let i = 0; i < 3; i++) {
+      await w.send(w.land, 'assignNewParcel', 30 + i, 51, a)
+      await caughtUp(w, r)
+    }
+    await w.send(w.as(w.land, w.alice), 'transferLand', 20, 51, b)
+    await within(VISIBLE_MS * 4, async () => (await ownerOf(r, 20, 51)) === b, 'transfer indexed')
+    const cursor = BigInt((await cursorBlock(r.sql))!)
+    const asked = proxy.blocksAsked.length
+    // the cursor's block replaced by another at the same height (anvil_reorg: the transfer dropped), and
+    // the new branch grows
+    await w.provider.send('anvil_reorg', [1, []])
+    await w.send(w.as(w.land, w.alice), 'transferLand', 21, 51, c)
+    await within(VISIBLE_MS * 4, async () => (await ownerOf(r, 21, 51)) === c, 'new branch indexed')
+    expect(await ownerOf(r, 20, 51)).toBe(a)
+    // from the reorganisation on, no block below the ancestor was asked, though the window keeps older
+    // ones (the genesis, 0, is every look at the providers'): the node's block at the cursor's height
+    // named its parent, the ancestor, and the indexer went on from there
+    const since = proxy.blocksAsked.slice(asked).filter((n) => n !== 0n)
+    const ancestor = cursor - 1n
+    const kept = await r.sql<Array<{ n: number }>>`select number::int as n from land_chain_blocks`
+    expect(kept.some(({ n }) => BigInt(n) < ancestor)).toBe(true)
+    expect(since.filter((n) => n < ancestor)).toEqual([])
+    expect(since).toContain(cursor)
+    const metrics = (await r.app.inject({ method: 'GET', url: '/metrics' })).body
+    expect(metrics).toMatch(/land_indexer_reorgs_total\{[^}]*\} 1/)
+    await caughtUp(w, r)
+    expect(await indexedRows(r.sql)).toEqual(await freshIndex(w))
+  }, 120_000)
+
   it('resumes from its cursor after a restart mid-sync: every block once, the same tables', async () => {
     const w = await world()
     const a = w.alice.address.toLowerCase()
