@@ -42,9 +42,10 @@ export function installAdmission(
   settings: AdmissionSettings,
 ): { verification: Admission } {
   const common = { queue: settings.queue, maxWaitMs: settings.maxWaitMs, retryAfterS: RETRY_AFTER_S }
-  // One caller (a client address) waits with at most an eighth of the queue: its flood fills its own share
-  // and is refused there, while the turns go round every caller waiting.
-  const perCaller = Math.max(1, Math.ceil(settings.queue / 8))
+  // The turns go round every caller (client address) waiting, and one caller waits with at most half of
+  // the queue: however it floods, the other half is left to everybody else. (Not less: behind a proxy that
+  // is not trusted for X-Forwarded-For, every request is one caller's.)
+  const perCaller = Math.max(1, Math.ceil(settings.queue / 2))
   const verification = createAdmission({
     ...common,
     perCaller,
