@@ -5,30 +5,17 @@
  */
 import { randomBytes } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
-import { migrate } from '@genesis/common'
-import { createIdentity, createTestDatabase, signedHeaders } from '@genesis/common/testing'
-import { buildApp } from '../src/app.js'
-import { loadConfig } from '../src/config.js'
-import { registryDomainOf } from '../src/context.js'
-import { completeKeys } from '../src/db/keys.js'
-import { COLLECTIONS_DB_SETTINGS } from '../src/db/settings.js'
-import { keyFunctions } from '../src/keys-ready.js'
-import { migrationsDir } from '../src/paths.js'
+import { createIdentity, signedHeaders } from '@genesis/common/testing'
 import { MAX_ITEMS_PAGE, MAX_ITEMS_PER_COLLECTION } from '../src/schemas/item.js'
+import { startBenchService } from './service.js'
 
 const CALLERS = 40
 const DURATION_MS = 15_000
 const MiB = 1024 * 1024
 
-const config = loadConfig({})
-const db = await createTestDatabase({ settings: COLLECTIONS_DB_SETTINGS })
-await migrate(db.sql, migrationsDir)
-await completeKeys(db.sql, {
-  ...keyFunctions(registryDomainOf(config)),
-  log: { info: () => {}, warn: () => {} },
-})
-const app = await buildApp({ sql: db.sql, config })
-const base = await app.listen({ port: 0, host: '127.0.0.1' })
+const service = await startBenchService()
+const { db } = service
+const base = service.url
 
 const owner = await createIdentity()
 const id = crypto.randomUUID()
@@ -100,5 +87,4 @@ console.log(
   `  pages answered: ${[...answers].map(([s, n]) => `${n} × ${s}`).join(', ')} (${listed} pages of items)`,
 )
 console.log('  target: RSS inside the manifest limit (512 MiB) with room, liveness under 1 s')
-await app.close()
-await db.drop()
+await service.close()

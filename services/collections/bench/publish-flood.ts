@@ -8,17 +8,10 @@
 import { randomBytes } from 'node:crypto'
 import { createServer } from 'node:http'
 import { performance } from 'node:perf_hooks'
-import { migrate } from '@genesis/common'
-import { createIdentity, createTestDatabase, type Identity, signedHeaders } from '@genesis/common/testing'
+import { createIdentity, type Identity, signedHeaders } from '@genesis/common/testing'
 import { startChainWithContracts } from '@genesis/contracts'
 import { Wallet } from 'ethers'
-import { buildApp } from '../src/app.js'
-import { loadConfig } from '../src/config.js'
-import { registryDomainOf } from '../src/context.js'
-import { completeKeys } from '../src/db/keys.js'
-import { COLLECTIONS_DB_SETTINGS } from '../src/db/settings.js'
-import { keyFunctions } from '../src/keys-ready.js'
-import { migrationsDir } from '../src/paths.js'
+import { startBenchService } from './service.js'
 
 const uniqueName = (prefix = 'Collection') => `${prefix} ${randomBytes(5).toString('hex')}`
 const contentHash = () => `0x${randomBytes(32).toString('hex')}`
@@ -67,7 +60,7 @@ const slow = createServer((request, response) => {
 })
 await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve))
 const slowUrl = `http://127.0.0.1:${(slow.address() as { port: number }).port}`
-const config = loadConfig({
+const svc = await startBenchService({
   RPC_URL: slowUrl,
   RPC_TIMEOUT_MS: '10000',
   COLLECTION_FACTORY_ADDRESS: chain.d.collectionFactory,
@@ -77,14 +70,6 @@ const config = loadConfig({
   THIRD_PARTY_REGISTRY_CHAIN_ID: String(chain.anvil.chainId),
   COMMITTEE_ADDRESSES: chain.devWallet(0).address,
 })
-const db = await createTestDatabase({ settings: COLLECTIONS_DB_SETTINGS })
-await migrate(db.sql, migrationsDir)
-await completeKeys(db.sql, {
-  ...keyFunctions(registryDomainOf(config)),
-  log: { info: () => {}, warn: () => {} },
-})
-const app = await buildApp({ sql: db.sql, config })
-const svc = { url: await app.listen({ port: 0, host: '127.0.0.1' }) }
 
 // The flooding wallet's collection: terms accepted, items written, never deployed (every publish: 409).
 const flooder = await createIdentity()
@@ -156,7 +141,6 @@ row('baseline: nobody publishing', baseline)
 row(`${LOOPS} publish loops of one wallet`, flooded)
 console.log(`  the publishes were answered: ${[...answers].map(([k, n]) => `${n} × ${k}`).join(', ')}`)
 console.log('  target: p95 under 500 ms, readiness never failing')
-await app.close()
-await db.drop()
+await svc.close()
 slow.close()
 await chain.close()

@@ -7,7 +7,8 @@ alter table collection_terms add column last_asked_at timestamptz not null defau
 -- As 00009's, but a full table first drops its terms unasked for `idle` (their counts with them). A write
 -- racing the drop updates count rows that are gone, which changes nothing; a term kept again later is
 -- counted afresh under the SHARE lock, as any new term is.
-create function collection_term_counts_keep(q text, most int, idle interval) returns boolean
+drop function collection_term_counts_keep(text, int);
+create function collection_term_counts_keep(q text, most int, idle interval default '7 days') returns boolean
 language plpgsql set lock_timeout = '100ms' as $$
 declare
   t text collate "C" := lower(q);

@@ -49,26 +49,35 @@ export function paletteBytes(colors: readonly string[]): Buffer {
   return out
 }
 
-/**
- * An 8-bit palette PNG: the map has a dozen colours, so one byte a pixel instead of four, and
- * filter "none" on every row (recommended for palette images); deflate runs on libuv's pool.
- */
-export async function encodeIndexedPng(image: IndexedImage, palette: Buffer): Promise<Buffer> {
-  const { width, height, rows } = image
+/** A PNG of 8-bit samples: the header, the chunks `before` the image data (a palette), the rows deflated. */
+async function encodePng(
+  width: number,
+  height: number,
+  colorType: number,
+  rows: Buffer,
+  before: Buffer[] = [],
+): Promise<Buffer> {
   const header = Buffer.alloc(13)
   header.writeUInt32BE(width, 0)
   header.writeUInt32BE(height, 4)
   header[8] = 8
-  header[9] = COLOR_TYPE_INDEXED
+  header[9] = colorType
   const idat = await deflateAsync(rows, { level: DEFLATE_LEVEL })
   return Buffer.concat([
     SIGNATURE,
     chunk('IHDR', header),
-    chunk('PLTE', palette),
+    ...before,
     chunk('IDAT', idat),
     chunk('IEND', Buffer.alloc(0)),
   ])
 }
+
+/**
+ * An 8-bit palette PNG: the map has a dozen colours, so one byte a pixel instead of four, and
+ * filter "none" on every row (recommended for palette images); deflate runs on libuv's pool.
+ */
+export const encodeIndexedPng = (image: IndexedImage, palette: Buffer): Promise<Buffer> =>
+  encodePng(image.width, image.height, COLOR_TYPE_INDEXED, image.rows, [chunk('PLTE', palette)])
 
 const COLOR_TYPE_RGBA = 6
 
@@ -77,17 +86,5 @@ const COLOR_TYPE_RGBA = 6
  * red, green, blue and alpha per pixel. For images whose pixels are data, not colours (the explorers'
  * parcel view), where a palette would not hold every value.
  */
-export async function encodeRgbaPng(width: number, height: number, rows: Buffer): Promise<Buffer> {
-  const header = Buffer.alloc(13)
-  header.writeUInt32BE(width, 0)
-  header.writeUInt32BE(height, 4)
-  header[8] = 8
-  header[9] = COLOR_TYPE_RGBA
-  const idat = await deflateAsync(rows, { level: DEFLATE_LEVEL })
-  return Buffer.concat([
-    SIGNATURE,
-    chunk('IHDR', header),
-    chunk('IDAT', idat),
-    chunk('IEND', Buffer.alloc(0)),
-  ])
-}
+export const encodeRgbaPng = (width: number, height: number, rows: Buffer): Promise<Buffer> =>
+  encodePng(width, height, COLOR_TYPE_RGBA, rows)
