@@ -147,6 +147,23 @@ describe('.env.example', () => {
 
 const runnable = await realInfrastructure()
 
+/** psql logging in with a service role's URL, to another database (`select 1`). */
+function connectAs(roleUrl: string, database: string) {
+  const role = new URL(roleUrl)
+  return run('psql', ['-At', '-c', 'select 1'], {
+    cwd: infraDir,
+    env: {
+      ...process.env,
+      PGHOST: role.hostname,
+      PGPORT: role.port || '5432',
+      PGUSER: role.username,
+      PGPASSWORD: decodeURIComponent(role.password),
+      PGDATABASE: database,
+    },
+    timeoutMs: 30_000,
+  })
+}
+
 describe.skipIf(!runnable)('the PostgreSQL init script', () => {
   let databases: ServiceDatabases | undefined
 
@@ -171,20 +188,7 @@ describe.skipIf(!runnable)('the PostgreSQL init script', () => {
   })
 
   it('keeps the services apart: a role cannot connect to another service’s database', async () => {
-    const claims = new URL(databases!.urls.claims)
-    const land = databases!.names.land
-    const attempt = await run('psql', ['-At', '-c', 'select 1'], {
-      cwd: infraDir,
-      env: {
-        ...process.env,
-        PGHOST: claims.hostname,
-        PGPORT: claims.port || '5432',
-        PGUSER: claims.username,
-        PGPASSWORD: decodeURIComponent(claims.password),
-        PGDATABASE: land,
-      },
-      timeoutMs: 30_000,
-    })
+    const attempt = await connectAs(databases!.urls.claims, databases!.names.land)
     expect(attempt.code).not.toBe(0)
     expect(attempt.stderr).toMatch(/permission denied for database/)
   })
@@ -198,19 +202,7 @@ describe.skipIf(!runnable)('the PostgreSQL init script', () => {
     expect(
       await psql(`select has_database_privilege('${databases!.names.claims}', 'postgres', 'CONNECT')`),
     ).toBe('f')
-    const claims = new URL(databases!.urls.claims)
-    const attempt = await run('psql', ['-At', '-c', 'select 1'], {
-      cwd: infraDir,
-      env: {
-        ...process.env,
-        PGHOST: claims.hostname,
-        PGPORT: claims.port || '5432',
-        PGUSER: claims.username,
-        PGPASSWORD: decodeURIComponent(claims.password),
-        PGDATABASE: 'postgres',
-      },
-      timeoutMs: 30_000,
-    })
+    const attempt = await connectAs(databases!.urls.claims, 'postgres')
     expect(attempt.code).not.toBe(0)
     expect(attempt.stderr).toMatch(/permission denied for database "postgres"/)
   })
