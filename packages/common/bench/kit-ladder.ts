@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
+import { median } from '../src/testing/stats.js'
 import { RUNGS } from './rungs.js'
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7)
@@ -20,9 +21,6 @@ const packageRoot = fileURLToPath(new URL('..', import.meta.url))
 const serverCore = cpus().length - 1
 const pinning = cpus().length >= 2 && spawnSync('taskset', ['-V']).status === 0
 if (pinning) spawnSync('taskset', ['-a', '-p', '-c', '0', String(process.pid)], { stdio: 'ignore' })
-
-const median = (values: number[]) =>
-  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number
 
 /** CPU seconds (user + system) a process has used so far, from /proc. */
 const cpuSeconds = (pid: number) => {

@@ -18,6 +18,7 @@ import autocannon from 'autocannon'
 import { createSql, type SessionSettings, type Sql } from '../src/db/database.js'
 import { migrate } from '../src/db/migrate.js'
 import { type PrivateCluster, startPrivateCluster } from '../src/testing/private-cluster.js'
+import { median } from '../src/testing/stats.js'
 
 export const log = (line = '') => process.stdout.write(`${line}\n`)
 
@@ -35,12 +36,6 @@ export const numberOption = (name: string, fallback: number) => {
   const n = Number(value)
   if (!Number.isFinite(n) || n < 0) throw new Error(`--${name}=${value}: expected a number`)
   return n
-}
-
-export const median = (values: readonly number[]) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  const mid = Math.floor(sorted.length / 2)
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
 }
 
 export const loadAverage = () => loadavg()[0]!.toFixed(1)

@@ -16,7 +16,7 @@
 import { loadavg } from 'node:os'
 import { performance } from 'node:perf_hooks'
 import { migrate, verifySignedFetch } from '@genesis/common'
-import { createIdentity, createTestDatabase, signedHeaders } from '@genesis/common/testing'
+import { createIdentity, createTestDatabase, median, signedHeaders } from '@genesis/common/testing'
 import autocannon from 'autocannon'
 import Fastify from 'fastify'
 import { loadConfig } from '../src/config.js'
@@ -170,11 +170,6 @@ try {
       rates.get(row.name)!.push(measured.rps)
       ratios.get(row.name)!.push(measured.rps / reference.rps)
     }
-  }
-  const median = (values: number[]) => {
-    const sorted = [...values].sort((x, y) => x - y)
-    const mid = Math.floor(sorted.length / 2)
-    return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
   }
 
   // The verification alone: the headers the load re-sent (remembered after their first verification), and

@@ -13,6 +13,7 @@
  */
 import { get } from 'node:http'
 import type { Sql } from '@genesis/common'
+import { median } from '@genesis/common/testing'
 import autocannon from 'autocannon'
 import Fastify from 'fastify'
 import { AtlasView } from '../src/atlas/atlas-view.js'
@@ -41,9 +42,6 @@ export interface AtlasBenchResult {
   brMs: number[]
   gzipMs: number[]
 }
-
-const median = (values: number[]) =>
-  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number
 
 async function rps(url: string, durationS: number): Promise<number> {
   const result = await autocannon({

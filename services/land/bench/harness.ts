@@ -7,17 +7,15 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { cpus } from 'node:os'
+import { median } from '@genesis/common/testing'
 import autocannon from 'autocannon'
 import { packageRoot } from '../src/paths.js'
+
+export { median }
 
 export const CONNECTIONS = 10
 export const DURATION_S = 2
 const CLOCK_TICKS = 100
-
-export const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.floor(sorted.length / 2)] as number
-}
 
 /** An ephemeral port the OS hands out, for the service (which takes its port from PORT). */
 export async function freePort(): Promise<number> {

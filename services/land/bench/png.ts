@@ -11,6 +11,7 @@
 import { writeFileSync } from 'node:fs'
 import { cpus, loadavg, totalmem } from 'node:os'
 import { fileURLToPath } from 'node:url'
+import { median } from '@genesis/common/testing'
 import autocannon from 'autocannon'
 import Fastify from 'fastify'
 import { cellIndex, GRID_MAX, GRID_MIN, GRID_SIZE } from '../src/domain/geometry.js'
@@ -72,12 +73,6 @@ export interface PngBenchResult {
 
 const UNCACHED_TARGET = 1.5
 const CACHED_TARGET = 0.85
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  const mid = Math.floor(sorted.length / 2)
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
-}
 
 function timing(ms: number[]): Timing {
   const sorted = [...ms].sort((a, b) => a - b)

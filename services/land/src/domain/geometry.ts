@@ -20,3 +20,12 @@ export const cellOfParcelId = (id: string): Cell => {
   const comma = id.indexOf(',')
   return { x: Number(id.slice(0, comma)), y: Number(id.slice(comma + 1)) }
 }
+
+/**
+ * The centre of an estate's images: the parcel at the median x and the median y of its parcels (the element
+ * at floor(n/2) of each sorted list, so always a whole coordinate of the grid).
+ */
+export function estateCentre(parcels: ReadonlyArray<{ x: number; y: number }>): Cell {
+  const middle = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]!
+  return { x: middle(parcels.map((p) => p.x)), y: middle(parcels.map((p) => p.y)) }
+}

@@ -2,6 +2,7 @@ import { errorResponses, type RoutePlugin } from '@genesis/common'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Context } from '../context.js'
 import { parseCoordinate, parseCoordinateList } from '../domain/coordinates.js'
+import { estateCentre } from '../domain/geometry.js'
 import { estateEmpty, estateNotFound } from '../errors.js'
 import type { MapImageRequest } from '../render/draw.js'
 import { matchesIfNoneMatch } from '../render/etag.js'
@@ -22,12 +23,6 @@ import { SELF_ENCODED } from './send.js'
  * If-None-Match costs a hash, not a render.
  */
 export const MAP_IMAGE_CACHE_CONTROL = 'public, max-age=60'
-
-/** The element at floor(n/2) of the sorted values: an estate image centres on the median x and y. */
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.floor(sorted.length / 2)]!
-}
 
 const tags = ['map']
 
@@ -125,7 +120,7 @@ export const mapImageRoutes: RoutePlugin<Pick<Context, 'map' | 'images'>> = asyn
       const parcels = grid.estateParcels(id)
       if (parcels === undefined) throw estateNotFound(id)
       if (parcels.length === 0) throw estateEmpty(id)
-      const center = { x: median(parcels.map((p) => p.x)), y: median(parcels.map((p) => p.y)) }
+      const center = estateCentre(parcels)
       return answer(
         request,
         reply,

@@ -2,7 +2,7 @@ import { errorResponses, type RoutePlugin } from '@genesis/common'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Context } from '../../context.js'
 import { parseCoordinate, parseCoordinateList } from '../../domain/coordinates.js'
-import { GRID_MAX, GRID_MIN } from '../../domain/geometry.js'
+import { estateCentre, GRID_MAX, GRID_MIN } from '../../domain/geometry.js'
 import { estateNotFound, parcelNotFound } from '../../errors.js'
 import type { MapImageRequest } from '../../render/draw.js'
 import { normaliseSelection } from '../../render/image-renderer.js'
@@ -47,7 +47,6 @@ export function atlasImageOptions(query: AtlasImageQuery) {
   }
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
 const inGrid = (n: number) => n >= GRID_MIN && n <= GRID_MAX
 
 /** The PNG maps with atlas-server's parameters, drawn by land's renderer (and cached by it). */
@@ -123,10 +122,7 @@ export const atlasImageRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
       const parcels = map.estateParcels(id)
       if (parcels === undefined) throw estateNotFound(id)
       // A dissolved estate still has metadata pointing here: it gets the map at the centre, nothing selected.
-      const center =
-        parcels.length === 0
-          ? { x: 0, y: 0 }
-          : { x: median(parcels.map((p) => p.x)), y: median(parcels.map((p) => p.y)) }
+      const center = parcels.length === 0 ? { x: 0, y: 0 } : estateCentre(parcels)
       return answer(
         request,
         reply,
