@@ -67,3 +67,7 @@ export const publicUrlMissing = () =>
 /** 404 not_found: no district with this id. */
 export const districtNotFound = (id: string) =>
   new NotFoundError(`District "${id}" not found`, { data: { id } })
+
+/** 404 not_found: the /atlas page was not bundled (`pnpm build` makes it). */
+export const atlasPageNotBuilt = () =>
+  new NotFoundError('The Atlas view is not built: run pnpm build in services/land')

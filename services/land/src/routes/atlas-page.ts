@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { NotFoundError } from '@genesis/common'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest, FastifySchema } from 'fastify'
+import { atlasPageNotBuilt } from '../errors.js'
 import { packageRoot } from '../paths.js'
 import { matchesIfNoneMatch } from '../render/etag.js'
 import { EXPLORER_CSP } from './explorer.js'
@@ -43,7 +43,7 @@ export const atlasPageRoutes: FastifyPluginAsync<{ dir?: string }> = async (app,
     const cached = loaded.get(name)
     if (cached) return cached
     const body = await readFile(join(dir, name)).catch(() => undefined)
-    if (!body) throw new NotFoundError('The Atlas view is not built: run pnpm build in services/land')
+    if (!body) throw atlasPageNotBuilt()
     const entry = { body, type: FILES[name]!, etag: `"${digest(body)}"` }
     loaded.set(name, entry)
     return entry
