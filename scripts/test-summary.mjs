@@ -1,5 +1,6 @@
 // Adds up the vitest JSON reports of every package and prints one closing line: "N passed, N failed".
 // The report file name is the first argument (default .test-results.json; `pnpm test:chain` writes others).
+// Each failed test is named again here, with its first message line, because a CI log is often read from its end.
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 
@@ -14,6 +15,7 @@ const packages = ['packages', 'services']
 let passed = 0
 let failed = 0
 let skipped = 0
+const failures = []
 for (const dir of packages) {
   const file = join(dir, reportName)
   if (!existsSync(file)) continue
@@ -21,6 +23,22 @@ for (const dir of packages) {
   passed += report.numPassedTests
   failed += report.numFailedTests
   skipped += report.numPendingTests + (report.numTodoTests ?? 0)
+  for (const suite of report.testResults ?? []) {
+    const where = suite.name.slice(root.length)
+    const failedTests = (suite.assertionResults ?? []).filter((t) => t.status === 'failed')
+    for (const t of failedTests)
+      failures.push(`${where} > ${t.fullName}: ${firstLine(t.failureMessages?.[0])}`)
+    // A file that fails before its tests run (an import error, a hook) has no failed test of its own.
+    if (suite.status === 'failed' && failedTests.length === 0)
+      failures.push(`${where}: ${firstLine(suite.message)}`)
+  }
 }
+for (const line of failures) console.log(`FAILED ${line}`)
 console.log(`tests: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`)
-process.exit(failed > 0 || passed === 0 ? 1 : 0)
+process.exit(failed > 0 || failures.length > 0 || passed === 0 ? 1 : 0)
+
+function firstLine(text) {
+  return String(text ?? '')
+    .split('\n')[0]
+    .slice(0, 300)
+}

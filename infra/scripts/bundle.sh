@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds one service and writes its production bundle to OUTDIR: the service's dist, migrations and data,
-# and a node_modules with production dependencies only (@genesis/common included with its built dist).
+# and a node_modules with production dependencies only (@genesis/common and @genesis/wire included with their built dist).
 # The container image runs exactly this script (infra/docker/Dockerfile), and infra/test/bundle.test.ts runs
 # it too and starts the service from the bundle alone, so what the image contains is tested here.
 #
@@ -46,7 +46,7 @@ rm -rf "$OUTDIR"/{src,test,bench,scripts,coverage,reports,.data,.turbo,.stryker-
   "$OUTDIR"/BENCHMARKS.md
 cp "$ROOT/infra/docker/healthcheck.mjs" "$OUTDIR/healthcheck.mjs"
 
-for required in dist/server.js dist/migrate.js package.json node_modules/@genesis/common/dist/index.js; do
+for required in dist/server.js dist/migrate.js package.json node_modules/@genesis/common/dist/index.js node_modules/@genesis/wire/dist/index.js; do
   if [ ! -e "$OUTDIR/$required" ]; then
     echo "bundle: $SERVICE bundle lacks $required (was the service built?)" >&2
     exit 1

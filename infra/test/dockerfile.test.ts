@@ -81,7 +81,9 @@ describe('the Dockerfile', () => {
   it('runs as a non-root user, under tini, with a Node health check on /health/ready', () => {
     expect(of(runtime, 'USER').at(-1)?.args).toBe('node')
     expect(of(runtime, 'ENTRYPOINT').at(-1)?.args).toBe('["/usr/bin/tini", "--"]')
-    expect(of(runtime, 'CMD').at(-1)?.args).toBe('["node", "--single-threaded-gc", "dist/server.js"]')
+    expect(of(runtime, 'CMD').at(-1)?.args).toBe(
+      '["node", "--single-threaded-gc", "--max-semi-space-size=8", "dist/server.js"]',
+    )
     expect(of(runtime, 'HEALTHCHECK').at(-1)?.args).toMatch(/CMD \["node", "\/app\/healthcheck\.mjs"\]$/)
     const healthcheck = readFileSync(join(infraDir, 'docker/healthcheck.mjs'), 'utf8')
     expect(healthcheck).toContain('/health/ready')

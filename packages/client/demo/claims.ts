@@ -69,7 +69,7 @@ export async function claimsFlow({ options, base, section, step, actor }: Demo):
     },
   )
   await step(
-    'the operator settles it (no chain RPC configured)',
+    'the operator settles it (the service follows no chain for these rewards)',
     () => base.claimsAdmin.settleClaim(claim.id, { status: 'successful' }),
     (c) => {
       check(c.status === 'successful', 'expected successful')

@@ -18,8 +18,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { serviceDataDir } from '@genesis/common'
 import { chainEnvFile, readChainEnv } from '@genesis/contracts/chain-env'
-// The collections service's own config defaults, from its source (not a public export of the service).
-import { loadConfig } from '../../../services/collections/src/config.js'
+import { DEFAULT_CHAIN_NETWORK, DEFAULT_REGISTRY } from '@genesis/wire/collections'
 import { GenesisApiError, LOCAL_SERVICE_URLS, type RewardGrant, type ServiceUrls } from '../src/index.js'
 import { type ChainDemoOptions, runChainDemo, runDemo } from './flows.js'
 
@@ -97,18 +96,16 @@ async function main(): Promise<number> {
       return 0
     }
     const committeeKey = kept('COMMITTEE_PRIVATE_KEY', join(dataDir('collections'), 'committee.key'), started)
-    // The collections service's own defaults for its network and registry (the cheque's EIP-712 domain).
-    const { DATABASE_URL: _ignored, ...collectionsEnv } = env
-    const collections = loadConfig(collectionsEnv)
     const { steps } = await runDemo({
       urls,
       adminToken,
       committeeKey,
-      network: collections.CHAIN_NETWORK,
+      // What the collections service was given, else its defaults (the cheque's EIP-712 domain).
+      network: env.CHAIN_NETWORK ?? DEFAULT_CHAIN_NETWORK,
       registry: {
-        name: collections.THIRD_PARTY_REGISTRY_NAME,
-        address: collections.THIRD_PARTY_REGISTRY_ADDRESS,
-        chainId: collections.THIRD_PARTY_REGISTRY_CHAIN_ID,
+        name: env.THIRD_PARTY_REGISTRY_NAME ?? DEFAULT_REGISTRY.name,
+        address: env.THIRD_PARTY_REGISTRY_ADDRESS ?? DEFAULT_REGISTRY.address,
+        chainId: Number(env.THIRD_PARTY_REGISTRY_CHAIN_ID ?? DEFAULT_REGISTRY.chainId),
       },
       print,
     })

@@ -1,4 +1,4 @@
-import { CONSUME_SLOTS_TYPES, registryDomain } from '@genesis/collections/schemas/cheque'
+import { CONSUME_SLOTS_TYPES, registryDomain } from '@genesis/wire/collections'
 import type { TypedDataDomain, TypedDataField } from 'ethers'
 
 /** The Third Party Registry the collections service checks cheques against (its THIRD_PARTY_REGISTRY_*). */

@@ -7,7 +7,7 @@ import type {
   Reward,
   RewardGrant,
   SignerInfo,
-} from '@genesis/claims/schemas'
+} from '@genesis/wire/claims'
 import { GenesisApiError } from './errors.js'
 import { type Answer, ServiceHttp, type ServiceOptions } from './http.js'
 import { type Page, type PageRequest, pageOf, pages } from './paging.js'

@@ -1,3 +1,4 @@
+import type { Static } from '@genesis/wire'
 import type {
   AddressCollectionsQuery,
   AddressesQuery,
@@ -12,8 +13,7 @@ import type {
   PendingCurationsQuery,
   PublishBody,
   TosBody,
-} from '@genesis/collections/schemas'
-import type { Static } from '@sinclair/typebox'
+} from '@genesis/wire/collections'
 import { ServiceHttp, type ServiceOptions } from './http.js'
 import { collect, cursorPages, items, type Page, type PageRequest, pageOf, pages } from './paging.js'
 

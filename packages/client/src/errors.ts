@@ -1,3 +1,15 @@
+import type { ClaimsErrorCode } from '@genesis/wire/claims'
+import type { CollectionsErrorCode } from '@genesis/wire/collections'
+import type { LandErrorCode } from '@genesis/wire/land'
+
+/** Every code an answer may carry (the services' contracts), and the client's own two. */
+export type GenesisErrorCode =
+  | ClaimsErrorCode
+  | CollectionsErrorCode
+  | LandErrorCode
+  | 'network_error'
+  | 'unexpected_response'
+
 /**
  * What a service answered instead of success: the error envelope's `code` and `data` with the HTTP status.
  * A request that got no answer at all (connection refused, DNS, CORS) has status 0 and code `network_error`;
@@ -19,5 +31,5 @@ export class GenesisApiError extends Error {
   }
 }
 
-export const isGenesisApiError = (error: unknown, code?: string): error is GenesisApiError =>
+export const isGenesisApiError = (error: unknown, code?: GenesisErrorCode): error is GenesisApiError =>
   error instanceof GenesisApiError && (code === undefined || error.code === code)

@@ -4,4 +4,4 @@ export {
   type Identity,
   identityFromAuthChain,
   type MessageSigner,
-} from '@genesis/common/signing'
+} from '@genesis/wire/signing'

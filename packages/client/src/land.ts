@@ -1,3 +1,4 @@
+import type { Static } from '@genesis/wire'
 import type {
   Contribution,
   District,
@@ -10,8 +11,7 @@ import type {
   Parcel,
   ParcelPublicationsQuery,
   Publication,
-} from '@genesis/land/schemas'
-import type { Static } from '@sinclair/typebox'
+} from '@genesis/wire/land'
 import { type Query, ServiceHttp, type ServiceOptions } from './http.js'
 import { type Page, pageFromOffset, pages } from './paging.js'
 

@@ -4,7 +4,7 @@ export {
   AUTH_TIMESTAMP_HEADER,
   type SignOptions,
   signedHeaders,
-} from '@genesis/common/signing'
+} from '@genesis/wire/signing'
 
 /** A random nonce for the signed metadata: two requests signed in the same millisecond stay distinct. */
 export const nonce = (): string => {

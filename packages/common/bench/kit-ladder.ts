@@ -29,7 +29,17 @@ const cpuSeconds = (pid: number) => {
 }
 
 function startRung(rung: string): Promise<{ url: string; child: ChildProcess }> {
-  const args = ['--single-threaded-gc', '--import', 'tsx', 'bench/kit-rung.ts', rung, DATABASE_URL]
+  // As land runs: a fixed young generation (with V8's default it grows and shrinks under the kit's allocations,
+  // mapping and unmapping pages, which bare Fastify never triggers).
+  const args = [
+    '--single-threaded-gc',
+    '--max-semi-space-size=8',
+    '--import',
+    'tsx',
+    'bench/kit-rung.ts',
+    rung,
+    DATABASE_URL,
+  ]
   const [command, commandArgs] = pinning
     ? ['taskset', ['-c', String(serverCore), process.execPath, ...args]]
     : [process.execPath, args]

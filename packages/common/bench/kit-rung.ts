@@ -8,7 +8,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import { createSql } from '../src/db/database.js'
 import { installCors } from '../src/kit/cors.js'
 import { createApp } from '../src/kit/create-app.js'
-import { lazyChildLoggerFactory } from '../src/kit/lazy-logger.js'
+import { lazyChildren } from '../src/kit/lazy-logger.js'
 import { createLogger } from '../src/kit/logger.js'
 import { installMetrics } from '../src/kit/metrics.js'
 import { QuietProbesLogController } from '../src/kit/request-log.js'
@@ -40,8 +40,7 @@ if (rung === RUNGS.indexOf('createApp')) {
   app = Fastify({
     ...(at('request logger')
       ? {
-          loggerInstance: logger(),
-          childLoggerFactory: lazyChildLoggerFactory,
+          loggerInstance: lazyChildren(logger()),
           logController: new QuietProbesLogController(),
         }
       : { logger: false }),

@@ -1,3 +1,4 @@
+import type { GenericErrorCode } from '@genesis/wire'
 /** An error that the kit's error handler renders as the error envelope with its own status and code. */
 export class HttpError extends Error {
   /** Seconds, sent as Retry-After: when the client may try again (a 503 or 429 that passes). */
@@ -42,7 +43,7 @@ export class InternalServerError extends errorClass(500, 'internal_server_error'
 export class ServiceUnavailableError extends errorClass(503, 'service_unavailable') {}
 
 /** The generic machine code of each status, for errors that carry none of their own. */
-export const codeForStatus: Readonly<Record<number, string>> = {
+export const codeForStatus: Readonly<Record<number, GenericErrorCode>> = {
   400: 'bad_request',
   401: 'unauthorized',
   403: 'forbidden',

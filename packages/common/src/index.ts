@@ -1,3 +1,4 @@
+export * from '@genesis/wire'
 export {
   type Admission,
   type AdmissionOptions,

@@ -103,6 +103,24 @@ describe('connections a caller does not finish', () => {
     }
   })
 
+  it('keeps a connection open between requests that carry no body, found or not (keep-alive)', async () => {
+    const held = await open()
+    for (const path of ['/cheap', '/nowhere', '/cheap']) {
+      const before = held.received().length
+      held.socket.write(`GET ${path} HTTP/1.1\r\nHost: localhost\r\n\r\n`)
+      await new Promise<void>((resolve) => {
+        const poll = () =>
+          /\r\n\r\n\{.*\}$/s.test(held.received().slice(before)) ? resolve() : setTimeout(poll, 10)
+        poll()
+      })
+      const answer = held.received().slice(before).toLowerCase()
+      expect(answer).toMatch(path === '/cheap' ? /^http\/1\.1 200 / : /^http\/1\.1 404 /)
+      expect(answer).not.toContain('connection: close')
+    }
+    expect(held.socket.destroyed).toBe(false)
+    held.socket.destroy()
+  })
+
   it('past the connection cap a new connection is closed at once; the held ones time out and room comes back', async () => {
     const held = await Promise.all(Array.from({ length: limits.maxConnections }, open))
     const extra = await open()

@@ -7,6 +7,7 @@
 // every test here that expects the wallet accepted fails, @dcl/crypto having no node to ask.
 import { type AuthChain, AuthLinkType } from '@dcl/crypto'
 import { type Anvil, chainTestsSkipReason, deploy, startAnvil } from '@genesis/contracts'
+import { signedHeaders } from '@genesis/wire/signing'
 import { Type } from '@sinclair/typebox'
 import { type BaseWallet, type JsonRpcProvider, keccak256, toUtf8Bytes, Wallet } from 'ethers'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -19,7 +20,6 @@ import {
   signedFetchPayload,
   verifySignedFetch,
 } from '../src/index.js'
-import { signedHeaders } from '../src/signing.js'
 import { REPLAY_REFUSALS, respellLink, respellRequest, respellSignature } from '../src/testing/index.js'
 import { useKitDatabase } from './set-up.js'
 

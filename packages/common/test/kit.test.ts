@@ -377,7 +377,13 @@ describe('service kit over HTTP', () => {
   it('tags every answer with a request id, honouring the caller’s', async () => {
     const response = await call('/health/live', { headers: { 'x-request-id': 'trace-123' } })
     expect(response.headers.get('x-request-id')).toBe('trace-123')
-    expect((await call('/health/live')).headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/)
+    // its own: uuid-shaped (version 4) and never the same twice
+    const made = await Promise.all(
+      Array.from({ length: 20 }, async () => (await call('/health/live')).headers.get('x-request-id')),
+    )
+    for (const id of made)
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+    expect(new Set(made).size).toBe(made.length)
     const sixtyFour = `${'a'.repeat(32)}.${'B'.repeat(28)}_-9`
     expect(sixtyFour).toHaveLength(64)
     const kept = await call('/health/live', { headers: { 'x-request-id': sixtyFour } })

@@ -1,7 +1,8 @@
 import { createRequire } from 'node:module'
 import Fastify from 'fastify'
 import { describe, expect, it } from 'vitest'
-import { installMetrics } from '../src/kit/metrics.js'
+import { installMetrics, UNMATCHED_ROUTE } from '../src/kit/metrics.js'
+import { installNotFound } from '../src/kit/not-found.js'
 
 /*
  * Hot paths that lean on a library's internals (PERFORMANCE.md): each test here fails when a release of
@@ -15,7 +16,8 @@ describe('prom-client 15.1.3: the request-duration histogram recorded without pr
   // text exposition calls and Histogram#get wraps (lib/registry.js, lib/histogram.js).
   const scraped = async () => {
     const app = Fastify()
-    const registry = installMetrics(app, 'demo')
+    const { registry, recorder } = installMetrics(app, 'demo')
+    await installNotFound(app, recorder(UNMATCHED_ROUTE))
     app.get('/x', async () => 'x')
     for (let i = 0; i < 3; i++) await app.inject({ method: 'GET', url: '/x' })
     await app.inject({ method: 'GET', url: '/nowhere' })

@@ -19,9 +19,18 @@ interface Line {
 }
 
 /** Starts the service at this level, sends the requests, stops it and answers every line it logged. */
-async function linesOf(level: 'info' | 'debug', paths: string[]): Promise<Line[]> {
+async function linesOf(
+  level: 'info' | 'debug',
+  paths: string[],
+  options: { readyAfterMs?: number } = {},
+): Promise<Line[]> {
   const child = spawn(process.execPath, ['--import', 'tsx', script], {
-    env: { ...process.env, DATABASE_URL: db.url, LOG_LEVEL: level },
+    env: {
+      ...process.env,
+      DATABASE_URL: db.url,
+      LOG_LEVEL: level,
+      READY_AFTER_MS: String(options.readyAfterMs ?? 0),
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   })
   let output = ''
@@ -35,6 +44,15 @@ async function linesOf(level: 'info' | 'debug', paths: string[]): Promise<Line[]
       })
       child.once('exit', (code) => reject(new Error(`server exited early with ${code}: ${output}`)))
     })
+    if (options.readyAfterMs) {
+      // polled as `pnpm start` and an orchestrator do, until it answers 200
+      let polls = 0
+      while ((await fetch(`${address}/health/ready`)).status !== 200) {
+        polls++
+        await new Promise((resolve) => setTimeout(resolve, 50))
+      }
+      expect(polls).toBeGreaterThan(3)
+    }
     for (const path of paths) expect((await fetch(`${address}${path}`)).status).toBe(200)
   } finally {
     child.kill('SIGTERM')
@@ -75,6 +93,17 @@ describe('what the log shows', () => {
     expect(requestLines(lines, '/hello')[0]!.level).toBe(30)
     const completed = lines.filter((line) => line.msg === 'request completed')
     expect(completed.map((line) => line.level).sort()).toEqual([20, 20, 30])
+  })
+})
+
+describe('readiness in the log', () => {
+  it('says once that the service is not ready yet and once that it is, however often it is polled', async () => {
+    const lines = await linesOf('info', ['/hello'], { readyAfterMs: 1500 })
+    expect(lines.filter((line) => /ready/.test(line.msg)).map((line) => [line.level, line.msg])).toEqual([
+      [30, 'not ready yet: starting'],
+      [30, 'ready'],
+    ])
+    expect(lines.filter((line) => line.res?.statusCode === 503)).toEqual([])
   })
 })
 

@@ -1,9 +1,9 @@
 import { type AuthChain, AuthLinkType } from '@dcl/crypto'
+import { type Identity as SigningIdentity, signedHeaders } from '@genesis/wire/signing'
 import { type BaseWallet, Wallet } from 'ethers'
 import { describe, expect, it } from 'vitest'
 import { verifyChain } from '../src/auth/verify.js'
 import type { App } from '../src/index.js'
-import { type Identity as SigningIdentity, signedHeaders } from '../src/signing.js'
 import {
   ACCEPTED_REQUEST_SPELLINGS,
   createIdentity,

@@ -91,23 +91,3 @@ export async function deployLand(deployer: Signer): Promise<LandDeployment> {
     startBlock: receipt?.blockNumber ?? 0,
   }
 }
-
-const INT128_MIN = -(1n << 127n)
-const INT128_MAX = (1n << 127n) - 1n
-const MASK128 = (1n << 128n) - 1n
-
-/** Decentraland's LAND token id: x as int128 in the high 128 bits, y as int128 in the low 128 bits. */
-export function encodeTokenId(x: number | bigint, y: number | bigint): bigint {
-  const bx = BigInt(x)
-  const by = BigInt(y)
-  if (bx < INT128_MIN || bx > INT128_MAX || by < INT128_MIN || by > INT128_MAX) {
-    throw new RangeError(`coordinate outside int128: ${x},${y}`)
-  }
-  return ((bx & MASK128) << 128n) | (by & MASK128)
-}
-
-/** The inverse of encodeTokenId. */
-export function decodeTokenId(id: bigint): { x: bigint; y: bigint } {
-  const signed = (v: bigint) => (v > INT128_MAX ? v - (1n << 128n) : v)
-  return { x: signed((id >> 128n) & MASK128), y: signed(id & MASK128) }
-}

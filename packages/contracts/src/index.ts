@@ -14,13 +14,20 @@ export {
   contractAt,
   type Deployment,
   type DeployOptions,
-  decodeTokenId,
   deploy,
   deployAll,
   deployLand,
-  encodeTokenId,
   type LandDeployment,
 } from './deploy.js'
+export {
+  decodeTokenId,
+  encodeTokenId,
+  LAND_EVENTS,
+  type LandContract,
+  type LandEventKey,
+  type LandEventName,
+  landEventSignature,
+} from './land.js'
 export {
   type ChainWithContracts,
   DEPLOYER_ACCOUNT,

@@ -1,11 +1,11 @@
 import { type App, type AppOptions, createApp, servicePackage } from '@genesis/common'
+import { CHAIN_IDS } from '@genesis/wire/claims'
 import type { DispenserChain } from './chain/dispenser.js'
 import type { Config } from './config.js'
 import { type Context, createContext } from './context.js'
 import { packageRoot } from './paths.js'
 import { BEARER_DESCRIPTION } from './routes/caller.js'
 import { routes } from './routes/index.js'
-import { CHAIN_IDS } from './schemas/primitives.js'
 
 /** Its name, version and description, as package.json gives them. */
 export const SERVICE = servicePackage(packageRoot)

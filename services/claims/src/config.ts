@@ -1,6 +1,6 @@
 import { baseConfigSchema, ConfigError, readConfig, rpcUrlListProblem } from '@genesis/common'
+import { CHAIN_IDS } from '@genesis/wire/claims'
 import { type Static, Type } from '@sinclair/typebox'
-import { CHAIN_IDS } from './schemas/primitives.js'
 
 export const configSchema = Type.Composite([
   baseConfigSchema({ service: 'claims', port: 3001 }),

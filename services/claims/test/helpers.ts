@@ -8,12 +8,12 @@ import {
   type TestService,
 } from '@genesis/common/testing'
 import { startBeforeAll, useIdentities } from '@genesis/common/testing/vitest'
+import type { ClaimTransaction, Reward } from '@genesis/wire/claims'
 import { Wallet } from 'ethers'
 import { buildApp } from '../src/app.js'
 import { loadConfig } from '../src/config.js'
 import { CLAIMS_DB_SETTINGS } from '../src/db/settings.js'
 import { migrationsDir } from '../src/paths.js'
-import type { ClaimTransaction, Reward } from '../src/schemas/index.js'
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef'
 export const CONTRACT = '0x1111111111111111111111111111111111111111'

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
 import { createIdentity, signedHeaders } from '@genesis/common/testing'
-import { MAX_ITEMS_PAGE, MAX_ITEMS_PER_COLLECTION } from '../src/schemas/item.js'
+import { MAX_ITEMS_PAGE, MAX_ITEMS_PER_COLLECTION } from '@genesis/wire/collections'
 import { startBenchService } from './service.js'
 
 const CALLERS = 40

@@ -1,4 +1,5 @@
 import { baseConfigSchema, ConfigError, readConfig, rpcUrlList, rpcUrlListProblem } from '@genesis/common'
+import { DEFAULT_CHAIN_NETWORK, DEFAULT_REGISTRY } from '@genesis/wire/collections'
 import { type Static, Type } from '@sinclair/typebox'
 
 const Hex32 = (description: string, defaultValue: string) =>
@@ -20,7 +21,7 @@ export const configSchema = Type.Composite([
         'Comma-separated addresses of the curation committee; empty = a development member whose key is ' +
         'kept in DATA_DIR on the embedded database outside production, no committee otherwise',
     }),
-    CHAIN_NETWORK: Type.String({ default: 'sepolia', pattern: '^[a-z0-9-]{1,32}$' }),
+    CHAIN_NETWORK: Type.String({ default: DEFAULT_CHAIN_NETWORK, pattern: '^[a-z0-9-]{1,32}$' }),
     COLLECTION_FACTORY_ADDRESS: AddressVar(
       'Factory that deploys collection contracts with CREATE2',
       '0xddb3781fff645325c8896aa1f067baa381607ecc',
@@ -29,12 +30,12 @@ export const configSchema = Type.Composite([
       'keccak256 of the init code the factory deploys',
       '0x7917e9ddbe5e0fd8de84efee3e8089ca7878af7a6aa1a62b4d0b6160821d4de8',
     ),
-    THIRD_PARTY_REGISTRY_NAME: Type.String({ default: 'Decentraland Third Party Registry', minLength: 1 }),
+    THIRD_PARTY_REGISTRY_NAME: Type.String({ default: DEFAULT_REGISTRY.name, minLength: 1 }),
     THIRD_PARTY_REGISTRY_ADDRESS: AddressVar(
       'EIP-712 verifyingContract of slot cheques, and the contract asked whether a cheque was consumed',
-      '0x7d7c0b9d97385bada5fec6861e97d0df414af3c3',
+      DEFAULT_REGISTRY.address,
     ),
-    THIRD_PARTY_REGISTRY_CHAIN_ID: Type.Integer({ minimum: 1, default: 80002 }),
+    THIRD_PARTY_REGISTRY_CHAIN_ID: Type.Integer({ minimum: 1, default: DEFAULT_REGISTRY.chainId }),
     /** The chain's JSON-RPC: one URL or a comma-separated list of providers of that chain. */
     RPC_URL: Type.Optional(rpcUrlList()),
     RPC_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 10_000 }),

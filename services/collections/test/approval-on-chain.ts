@@ -1,8 +1,7 @@
+import type { Collection, Curation } from '@genesis/wire/collections'
 import type { LightMyRequestResponse } from 'fastify'
 import { describe, expect, it } from 'vitest'
 import { answersVersion } from '../src/db/answers-version.js'
-import type { Collection } from '../src/schemas/collection.js'
-import type { Curation } from '../src/schemas/review.js'
 import {
   acceptTos,
   call,

@@ -1,7 +1,7 @@
+import type { Collection } from '@genesis/wire/collections'
 import { keccak256, toUtf8Bytes } from 'ethers'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { collectionContractAddress } from '../src/domain/contract-address.js'
-import type { Collection } from '../src/schemas/collection.js'
 import {
   call,
   createCollection,

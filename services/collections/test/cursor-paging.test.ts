@@ -1,7 +1,7 @@
 import { createIdentity, type Identity } from '@genesis/common/testing'
+import type { Collection } from '@genesis/wire/collections'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { encodeCursor } from '../src/domain/cursor.js'
-import type { Collection } from '../src/schemas/collection.js'
 import { call, createCollection, refusal, useHarness, useIdentities } from './helpers.js'
 import { seedCollections } from './seed.js'
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
+import type { Item } from '@genesis/wire/collections'
 import { beforeAll, describe, expect, it } from 'vitest'
-import type { Item } from '../src/schemas/item.js'
 import { signCheque } from './chequebook.js'
 import {
   call,

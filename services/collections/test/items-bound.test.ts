@@ -1,7 +1,8 @@
 // A collection holds at most 5,000 items (what one publication takes), and its list is answered a page at a
 // time: a stranger cannot make a collection whose list costs the service more than that.
+
+import { MAX_ITEMS_PAGE, MAX_ITEMS_PER_COLLECTION } from '@genesis/wire/collections'
 import { describe, expect, it } from 'vitest'
-import { MAX_ITEMS_PAGE, MAX_ITEMS_PER_COLLECTION } from '../src/schemas/item.js'
 import {
   call,
   contentHash,

@@ -1,5 +1,5 @@
+import type { Item } from '@genesis/wire/collections'
 import { describe, expect, it } from 'vitest'
-import type { Item } from '../src/schemas/item.js'
 import {
   call,
   contentHash,

@@ -1,11 +1,11 @@
 import { startTestService, type TestService } from '@genesis/common/testing'
+import type { Collection } from '@genesis/wire/collections'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../src/app.js'
 import { loadConfig } from '../src/config.js'
 import { COLLECTIONS_DB_SETTINGS } from '../src/db/settings.js'
 import { isLockActive } from '../src/domain/views.js'
 import { migrationsDir } from '../src/paths.js'
-import type { Collection } from '../src/schemas/collection.js'
 import { call, createCollection, createIdentity, type Identity, keysReady, refusal } from './helpers.js'
 
 // The lock's end to the millisecond, on the service's own clock (ctx.now), which this file moves by hand.

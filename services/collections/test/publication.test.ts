@@ -1,11 +1,9 @@
 import { generateTree } from '@dcl/content-hash-tree'
 import { signedInject } from '@genesis/common/testing'
+import type { Collection, Item } from '@genesis/wire/collections'
+import { MAX_CONTENT_HASH_LENGTH, MAX_PUBLISH_ITEMS, MAX_TOS_HASHES } from '@genesis/wire/collections'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { TOS_BODY_LIMIT } from '../src/routes/publication.js'
-import type { Collection } from '../src/schemas/collection.js'
-import { MAX_CONTENT_HASH_LENGTH } from '../src/schemas/fields.js'
-import type { Item } from '../src/schemas/item.js'
-import { MAX_PUBLISH_ITEMS, MAX_TOS_HASHES } from '../src/schemas/publication.js'
 import { signCheque } from './chequebook.js'
 import {
   acceptTos,

@@ -1,6 +1,6 @@
 import { requireRealPostgres } from '@genesis/common/testing'
+import type { Curation } from '@genesis/wire/collections'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Curation } from '../src/schemas/review.js'
 import { keptAndCountedByReview } from './counts.js'
 import { call, createIdentity, type Harness, type Identity, setup } from './helpers.js'
 import { askReview, decide, openReview, publishedCollection } from './review-helpers.js'

@@ -1,7 +1,7 @@
 import type { App } from '@genesis/common'
+import type { Curation } from '@genesis/wire/collections'
 import type { LightMyRequestResponse } from 'fastify'
 import type { Config } from '../src/config.js'
-import type { Curation } from '../src/schemas/review.js'
 import { signCheque } from './chequebook.js'
 import { acceptTos, call, createCollection, createItem, type Identity, randomUUID } from './helpers.js'
 

@@ -1,8 +1,8 @@
 import type { Queryable } from '@genesis/common'
 import { requireRealPostgres } from '@genesis/common/testing'
+import type { Curation } from '@genesis/wire/collections'
 import type { LightMyRequestResponse } from 'fastify'
 import { describe, expect, it } from 'vitest'
-import type { Curation } from '../src/schemas/review.js'
 import { lockWaiters, randomUUID, refusal, useHarness, useIdentities } from './helpers.js'
 import { askReview, decide, openReview, publishedCollection } from './review-helpers.js'
 

@@ -1,6 +1,5 @@
+import type { Collection, Curation } from '@genesis/wire/collections'
 import { describe, expect, it } from 'vitest'
-import type { Collection } from '../src/schemas/collection.js'
-import type { Curation } from '../src/schemas/review.js'
 import {
   call,
   createCollection,

@@ -29,8 +29,13 @@ export async function freePort(): Promise<number> {
   })
 }
 
-/** Every server runs with the flags the image runs the service with (infra/docker/Dockerfile CMD). */
-export const NODE_FLAGS = ['--single-threaded-gc']
+/**
+ * Every server runs with the flags `pnpm start` runs land with: the image's (infra/docker/Dockerfile CMD)
+ * and a young generation of at most 2 × 8 MiB (package.json, "start"): under thousands of requests a
+ * second V8 grows each semi-space to its default 16 MiB and keeps them, some 25 MiB more resident on the
+ * embedded default for no CPU per request measured (BENCHMARKS.md, "Memory on the embedded default").
+ */
+export const NODE_FLAGS = ['--single-threaded-gc', '--max-semi-space-size=8']
 /** And with the image's settings of the C library's allocator (infra/docker/Dockerfile ENV). */
 export const IMAGE_ENV = { MALLOC_MMAP_THRESHOLD_: '65536' }
 /** Unmeasured load first: a server takes seconds of traffic before its per-request cost settles. */

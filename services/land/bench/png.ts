@@ -12,13 +12,13 @@ import { writeFileSync } from 'node:fs'
 import { cpus, loadavg, totalmem } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { median } from '@genesis/common/testing'
+import { IMAGE_DEFAULTS } from '@genesis/wire/land'
 import autocannon from 'autocannon'
 import Fastify from 'fastify'
 import { cellIndex, GRID_MAX, GRID_MIN, GRID_SIZE } from '../src/domain/geometry.js'
 import { TILE_DISTRICT, TILE_OWNED, TILE_PLAZA, TILE_ROAD, TILE_UNOWNED } from '../src/domain/tiles.js'
 import { renderMapPng } from '../src/render/draw.js'
 import type { MapSnapshot, MapSource } from '../src/render/types.js'
-import { IMAGE_DEFAULTS } from '../src/schemas/images.js'
 
 export interface PngBenchOptions {
   /** Where the service listens, e.g. http://127.0.0.1:40123 (routes at /map.png). */

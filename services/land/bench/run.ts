@@ -1,8 +1,9 @@
 /**
  * `pnpm bench` (from services/land): the land service's speed figures against the seeded Genesis City
  * set, each beside a baseline measured in the same run, against the speed targets:
- * - GET /parcels/0/0 and GET /districts req/s vs a bare Fastify route answering the same bytes (≥ 0.85×),
- *   with the shared kit's own ceiling (createApp + a trivial route, same bytes) to show who costs what;
+ * - every cached read (bench/answers.ts: a parcel, the districts, the cached PNGs, the explorers' images, …)
+ *   req/s vs a bare Fastify route answering the same bytes (≥ 0.85×), with the shared kit's own ceiling
+ *   (createApp + a trivial route, same bytes) to show who costs what;
  * - GET /map over the whole grid vs JSON.stringify of the same objects, and its br/gzip answers;
  * - the service's RSS with the full index (and with its caches warm);
  * - the PNG figures of bench/png.ts (land-png), when that file is there (skip with --no-png);
@@ -25,6 +26,7 @@ import { createTestDatabase } from '@genesis/common/testing'
 import { GridIndex } from '../src/grid/grid-index.js'
 import { migrationsDir, packageRoot } from '../src/paths.js'
 import { seed } from '../src/seed.js'
+import { cachedReads, recordAnswers } from './answers.js'
 import {
   announced,
   CONNECTIONS,
@@ -111,9 +113,9 @@ async function main() {
     await new Promise((resolve) => setTimeout(resolve, 8000))
     const prewarmed = await memory(serviceUrl)
 
-    // The bytes the baselines answer with, taken from the service itself.
-    const parcel = Buffer.from(await (await fetch(`${serviceUrl}/parcels/0/0`)).arrayBuffer())
-    const districts = Buffer.from(await (await fetch(`${serviceUrl}/districts`)).arrayBuffer())
+    // The bytes the baselines answer with, taken from the service itself (bench/answers.ts).
+    const reads = await cachedReads(serviceUrl)
+    const answers = await recordAnswers(serviceUrl, reads, tmp)
     const wholeUrl = `${serviceUrl}/map?nw=-150,150&se=150,-150`
     const coldMapMs = await timed(wholeUrl)
     const coldBrMs = await timed(wholeUrl, { 'accept-encoding': 'br' })
@@ -121,13 +123,7 @@ async function main() {
     const map = Buffer.from(await (await fetch(wholeUrl)).arrayBuffer())
     const parcelCount = (JSON.parse(map.toString()) as { data: { assets: { parcels: unknown[] } } }).data
       .assets.parcels.length
-    writeFileSync(join(tmp, 'parcel.json'), parcel)
-    writeFileSync(join(tmp, 'districts.json'), districts)
     writeFileSync(join(tmp, 'map.json'), map)
-    writeFileSync(
-      join(tmp, 'map.png'),
-      Buffer.from(await (await fetch(`${serviceUrl}/map.png`)).arrayBuffer()),
-    )
 
     const bare = start([...NODE_FLAGS, '--import', 'tsx', join(benchDir, 'bare-server.ts'), tmp], env)
     const kit = start([...NODE_FLAGS, '--import', 'tsx', join(benchDir, 'kit-server.ts'), tmp, db.url], env)
@@ -149,15 +145,15 @@ async function main() {
       )
     // Unmeasured load first, the same for every server: the service takes several seconds of traffic
     // before its per-request cost settles (runs measured cold rose from 0.44 to 0.79 of bare over the rounds).
-    for (const path of ['/parcels/0/0', '/districts'])
+    for (const path of reads)
       for (const [child, url] of [
         [service, serviceUrl],
         [kit, kitUrl],
         [bare, bareUrl],
       ] as const)
         await load(at(child, `${url}${path}`), { duration: WARMUP_S })
-    const parcelRuns = await small('/parcels/0/0')
-    const districtRuns = await small('/districts')
+    const readRuns: Array<{ path: string; bytes: number; runs: Awaited<ReturnType<typeof small>> }> = []
+    for (const answer of answers) readRuns.push({ ...answer, runs: await small(answer.path) })
     const mapOptions = { duration: 5, connections: 2 }
     const MAP_ROUNDS = 3
     const mapRuns = await rounds(
@@ -193,15 +189,12 @@ async function main() {
     out()
     out('| Figure | Service | Baseline (same run) | Ratio | Target |')
     out('|---|---|---|---|---|')
-    for (const [label, r, bytes] of [
-      ['GET /parcels/0/0', parcelRuns, parcel.length],
-      ['GET /districts', districtRuns, districts.length],
-    ] as const) {
+    for (const { path, runs: r, bytes } of readRuns) {
       out(
-        `| ${label} (${bytes} B), req/s | ${n0(r.rps('service'))} | bare Fastify, same bytes: ${n0(r.rps('bare'))} | ${x2(r.ratio('service', 'bare'))} | ≥ ${TARGET}× ${verdict(r.ratio('service', 'bare') >= TARGET)} |`,
+        `| cached GET ${path} (${bytes} B), req/s | ${n0(r.rps('service'))} | bare Fastify, same bytes: ${n0(r.rps('bare'))} | ${x2(r.ratio('service', 'bare'))} | ≥ ${TARGET}× ${verdict(r.ratio('service', 'bare') >= TARGET)} |`,
       )
       out(
-        `| ${label}, server CPU per request | ${us(r.cpu('service'))} | ${us(r.cpu('bare'))} | capacity ${x2(r.capacity('service', 'bare'))} | |`,
+        `| cached GET ${path}, server CPU per request | ${us(r.cpu('service'))} | ${us(r.cpu('bare'))} | capacity ${x2(r.capacity('service', 'bare'))} | |`,
       )
     }
     const mapRatio = mapRuns.ratio('service', 'bare')
@@ -224,25 +217,21 @@ async function main() {
       '| Endpoint | kit ceiling / bare | service / kit ceiling | service / bare | CPU per request: bare, kit, service |',
     )
     out('|---|---|---|---|---|')
-    for (const [label, r] of [
-      ['/parcels/0/0', parcelRuns],
-      ['/districts', districtRuns],
-    ] as const) {
+    for (const { path, runs: r } of readRuns) {
       out(
-        `| ${label} | ${x2(r.ratio('kit', 'bare'))} | ${x2(r.ratio('service', 'kit'))} | ${x2(r.ratio('service', 'bare'))} | ${us(r.cpu('bare'))}, ${us(r.cpu('kit'))}, ${us(r.cpu('service'))} |`,
+        `| ${path} | ${x2(r.ratio('kit', 'bare'))} | ${x2(r.ratio('service', 'kit'))} | ${x2(r.ratio('service', 'bare'))} | ${us(r.cpu('bare'))}, ${us(r.cpu('kit'))}, ${us(r.cpu('service'))} |`,
       )
     }
     out()
     out(
-      `Per-round service / bare: /parcels/0/0 ${list(parcelRuns.ratios('service', 'bare'))}; /districts ${list(districtRuns.ratios('service', 'bare'))}; /map ${list(mapRuns.ratios('service', 'bare'))}.`,
+      `Per-round service / bare: ${readRuns.map(({ path, runs }) => `${path} ${list(runs.ratios('service', 'bare'))}`).join('; ')}; /map ${list(mapRuns.ratios('service', 'bare'))}.`,
     )
     out(
       `First whole-grid /map requests once the background pre-serialisation is done: identity ${n0(coldMapMs)} ms, br ${n0(coldBrMs)} ms, ` +
         `gzip ${n0(coldGzipMs)} ms (one client, loopback; each encoding is made once per data version, then served from memory).`,
     )
     const failures =
-      parcelRuns.errors('service') +
-      districtRuns.errors('service') +
+      readRuns.reduce((sum, { runs }) => sum + runs.errors('service'), 0) +
       mapRuns.errors('service') +
       br.errors +
       gzip.errors

@@ -489,15 +489,18 @@ new ResizeObserver(() => render()).observe(mapEl)
 
 // ---- following the chain: when /status says the data moved, redraw and refresh the details ------------
 
-let dataVersion = ''
+/** The indexed block's hash (its first 12 digits), 'none' while the index is empty; null before the first look. */
+let dataVersion = null
 
 async function watchStatus() {
   try {
     const status = await getData('/status')
     if (status.source !== 'chain') return // seed or import data only changes on a reload
-    const version = status.block_hash ? status.block_hash.slice(2, 14) : ''
+    // An emptied index (a restarted chain, indexed again) is a version too: the tiles drawn before it are
+    // of a chain that is gone, and the next block must redraw them.
+    const version = status.block_hash ? status.block_hash.slice(2, 14) : 'none'
     if (version !== dataVersion) {
-      const first = dataVersion === ''
+      const first = dataVersion === null
       dataVersion = version
       if (!first) {
         render()

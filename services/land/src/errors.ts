@@ -71,3 +71,25 @@ export const districtNotFound = (id: string) =>
 /** 404 not_found: the /atlas page was not bundled (`pnpm build` makes it). */
 export const atlasPageNotBuilt = () =>
   new NotFoundError('The Atlas view is not built: run pnpm build in services/land')
+
+// The chain indexer's own failures: bugs in the service, never bad data on chain (that is skipped and counted).
+
+/**
+ * A handler read a row its `keys` did not name, so the batch never loaded it: what it would see is not the
+ * table's row. The batch fails (nothing is written) instead of applying the event to a row made up.
+ */
+export class RowNotLoaded extends Error {
+  override readonly name = 'RowNotLoaded'
+
+  constructor(
+    readonly table: string,
+    readonly key: string,
+  ) {
+    super(
+      `land indexer: ${table} ${key} was read but not loaded: the event's handler must name it in its keys`,
+    )
+  }
+}
+
+/** The batch's rows do not hold this row of `table` (see RowNotLoaded). */
+export const rowNotLoaded = (table: string, key: string) => new RowNotLoaded(table, key)

@@ -1,7 +1,4 @@
 import { brotliDecompressSync, gunzipSync } from 'node:zlib'
-import { Type } from '@sinclair/typebox'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { PLAZA_DISTRICT_ID, ROAD_DISTRICT_ID } from '../src/domain/constants.js'
 import {
   ContributionsEnvelope,
   DistrictsEnvelope,
@@ -15,7 +12,10 @@ import {
   PublicationEnvelope,
   PublicationsEnvelope,
   TranslationsEnvelope,
-} from '../src/schemas/resources.js'
+} from '@genesis/wire/land'
+import { Type } from '@sinclair/typebox'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { PLAZA_DISTRICT_ID, ROAD_DISTRICT_ID } from '../src/domain/constants.js'
 import { expectSchema, type Land, startLand } from './helpers.js'
 
 let land: Land

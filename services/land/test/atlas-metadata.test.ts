@@ -1,11 +1,11 @@
 import type { App } from '@genesis/common'
+import { encodeTokenId } from '@genesis/contracts/land'
+import { TokenMetadata } from '@genesis/wire/land'
 import { loadImage } from '@napi-rs/canvas'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../src/app.js'
 import { loadConfig } from '../src/config.js'
 import { ESTATE_CONTRACT, LAND_CONTRACT } from '../src/domain/constants.js'
-import { encodeTokenId } from '../src/domain/token-id.js'
-import { TokenMetadata } from '../src/schemas/atlas.js'
 import { expectSchema, type Land, startLand } from './helpers.js'
 
 /**

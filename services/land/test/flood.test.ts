@@ -8,9 +8,9 @@ import {
   startServiceAsContainer,
 } from '@genesis/common/testing'
 import { useTestDatabase } from '@genesis/common/testing/vitest'
+import { TILE_FIELDS } from '@genesis/wire/land'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { migrationsDir } from '../src/paths.js'
-import { TILE_FIELDS } from '../src/schemas/atlas.js'
 import { demoSeed } from './helpers.js'
 
 /*

@@ -9,7 +9,7 @@ import { loadConfig } from '../src/config.js'
 import { createGridIndex } from '../src/context.js'
 import type { GridIndex } from '../src/grid/grid-index.js'
 import { dataDir, migrationsDir, packageRoot } from '../src/paths.js'
-import '../src/schemas/formats.js'
+import '@genesis/wire/formats'
 import { seed } from '../src/seed.js'
 
 export interface Land extends TestService {

@@ -1,7 +1,7 @@
 import { useTestDatabase } from '@genesis/common/testing/vitest'
+import { encodeTokenId } from '@genesis/contracts/land'
 import { beforeEach, describe, expect, it } from 'vitest'
 import { undoAbove } from '../src/db/chain-state.js'
-import { encodeTokenId } from '../src/domain/token-id.js'
 import { applyEvents } from '../src/indexer/apply.js'
 import type { ChainEvent, Contracts, Located } from '../src/indexer/events.js'
 import { migrationsDir } from '../src/paths.js'
@@ -30,7 +30,7 @@ const inBlock = (block: number, events: ChainEvent[]): Located[] =>
     block: BigInt(block),
     time: 1_700_000_000_000 + block * 12_000,
     txHash: `0x${(++tx).toString(16).padStart(64, '0')}`,
-    address: event.kind.startsWith('Order') ? contracts.marketplace : contracts.land,
+    address: event.kind.startsWith('Marketplace:') ? contracts.marketplace : contracts.land,
   }))
 
 const apply = (events: Located[], floor = 0n) => db.sql.begin((q) => applyEvents(q, events, contracts, floor))
@@ -41,14 +41,14 @@ const parcel = async (x: number, y: number) =>
   )[0]!
 
 const minted = (x: number, y: number, to: string): ChainEvent => ({
-  kind: 'LandTransfer',
+  kind: 'LANDRegistry:Transfer',
   from: `0x${'0'.repeat(40)}`,
   to,
   tokenId: encodeTokenId(x, y),
 })
 const estateMinted = (id: bigint, to: string): ChainEvent[] => [
-  { kind: 'EstateTransfer', from: `0x${'0'.repeat(40)}`, to, estateId: id },
-  { kind: 'CreateEstate', owner: to, estateId: id, data: data('0,Gardens,') },
+  { kind: 'EstateRegistry:Transfer', from: `0x${'0'.repeat(40)}`, to, estateId: id },
+  { kind: 'EstateRegistry:CreateEstate', owner: to, estateId: id, data: data('0,Gardens,') },
 ]
 
 describe('a parcel moving into the estate registry', () => {
@@ -56,8 +56,8 @@ describe('a parcel moving into the estate registry', () => {
     await apply(inBlock(1, [minted(1, 1, alice), ...estateMinted(1n, alice)]))
     await apply(
       inBlock(2, [
-        { kind: 'AddLand', estateId: 1n, tokenId: encodeTokenId(1, 1) },
-        { kind: 'LandTransfer', from: alice, to: contracts.estates, tokenId: encodeTokenId(1, 1) },
+        { kind: 'EstateRegistry:AddLand', estateId: 1n, tokenId: encodeTokenId(1, 1) },
+        { kind: 'LANDRegistry:Transfer', from: alice, to: contracts.estates, tokenId: encodeTokenId(1, 1) },
       ]),
     )
     expect(await parcel(1, 1)).toEqual({ owner: alice, estate_id: '1' })
@@ -67,8 +67,8 @@ describe('a parcel moving into the estate registry', () => {
     await apply(inBlock(1, [minted(2, 2, alice), ...estateMinted(1n, alice)]))
     await apply(
       inBlock(2, [
-        { kind: 'LandTransfer', from: alice, to: contracts.estates, tokenId: encodeTokenId(2, 2) },
-        { kind: 'AddLand', estateId: 1n, tokenId: encodeTokenId(2, 2) },
+        { kind: 'LANDRegistry:Transfer', from: alice, to: contracts.estates, tokenId: encodeTokenId(2, 2) },
+        { kind: 'EstateRegistry:AddLand', estateId: 1n, tokenId: encodeTokenId(2, 2) },
       ]),
     )
     expect(await parcel(2, 2)).toEqual({ owner: alice, estate_id: '1' })
@@ -78,7 +78,7 @@ describe('a parcel moving into the estate registry', () => {
     await apply(inBlock(1, [minted(3, 3, alice)]))
     await apply(
       inBlock(2, [
-        { kind: 'LandTransfer', from: alice, to: contracts.estates, tokenId: encodeTokenId(3, 3) },
+        { kind: 'LANDRegistry:Transfer', from: alice, to: contracts.estates, tokenId: encodeTokenId(3, 3) },
       ]),
     )
     expect(await parcel(3, 3)).toEqual({ owner: contracts.estates, estate_id: null })
@@ -94,15 +94,15 @@ describe('undo', () => {
     await apply(
       [
         ...inBlock(3, [
-          { kind: 'AddLand', estateId: 1n, tokenId: encodeTokenId(4, 4) },
-          { kind: 'LandUpdate', tokenId: encodeTokenId(5, 4), data: data('0,Corner,') },
+          { kind: 'EstateRegistry:AddLand', estateId: 1n, tokenId: encodeTokenId(4, 4) },
+          { kind: 'LANDRegistry:Update', tokenId: encodeTokenId(5, 4), data: data('0,Corner,') },
         ]),
         ...inBlock(4, [
-          { kind: 'EstateTransfer', from: alice, to: bob, estateId: 1n },
-          { kind: 'EstateUpdate', estateId: 1n, data: data('0,Meadows,') },
+          { kind: 'EstateRegistry:Transfer', from: alice, to: bob, estateId: 1n },
+          { kind: 'EstateRegistry:Update', estateId: 1n, data: data('0,Meadows,') },
           ...estateMinted(2n, bob),
           {
-            kind: 'OrderCreated',
+            kind: 'Marketplace:OrderCreated',
             orderId: `0x${'9'.repeat(64)}`,
             assetId: encodeTokenId(5, 4),
             seller: alice,

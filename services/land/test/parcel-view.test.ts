@@ -1,10 +1,11 @@
 // The explorers' parcel view (/v1/minimap.png, /v1/estatemap.png): decoded by an independent PNG decoder
 // (@napi-rs/canvas), every parcel's pixel checked against its /v2/tiles tile; and the rest of the atlas
 // surface the explorers and map clients call (/v2/districts/:id, /v2/ping, /v2/ready).
+
+import type { Tile } from '@genesis/wire/land'
 import { createCanvas, loadImage } from '@napi-rs/canvas'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { GRID_MAX, GRID_MIN } from '../src/domain/geometry.js'
-import type { Tile } from '../src/schemas/atlas.js'
 import { type Land, startLand } from './helpers.js'
 
 let land: Land
@@ -129,6 +130,7 @@ describe('the rest of the atlas surface', () => {
 
   it('/v2/ping and /v2/ready answer as /health/live and /health/ready', async () => {
     expect((await get('/v2/ping')).json()).toEqual({ ok: true, data: { status: 'live' } })
+    expect((await get('/v2/ping')).body).toBe((await get('/health/live')).body)
     const ready = await get('/v2/ready')
     expect(ready.statusCode).toBe(200)
     expect(ready.json()).toEqual((await get('/health/ready')).json())

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Command, freePorts, repositoryRoot, run, shellEnv, stopCommand } from '../commands.js'
 
 /*
- * The local-chain path as the README walks it, with the commands a person types: `pnpm chain` (anvil and
+ * The local-chain path as docs/local-chain.md walks it, with the commands a person types: `pnpm chain` (anvil and
  * our contracts), `pnpm start` in another terminal (it reads the environment `pnpm chain` wrote), then
  * `pnpm demo --chain` (a claim granted, claimed, its voucher sent from a development wallet and settled
  * from the chain), Genesis City on the chain and a parcel bought with the snippet of land's README, seen
@@ -28,7 +28,7 @@ function landReadmePurchase(): string {
   return purchase
 }
 
-describe.skipIf(skip)('the local chain, as the README walks it', () => {
+describe.skipIf(skip)('the local chain, as docs/local-chain.md walks it', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'genesis-local-chain-'))
   let chain: Command | undefined
   let services: Command | undefined
@@ -180,5 +180,15 @@ describe.skipIf(skip)('the local chain, as the README walks it', () => {
     expect(services!.stdout()).toMatch(/shutdown complete/)
     expect(services!.stderr()).not.toContain('ELIFECYCLE')
     expect(code).toBe(0)
+  }, 60_000)
+
+  it('a Ctrl-C stops pnpm chain with exit 0 and no pnpm error, its env file removed', async () => {
+    // nothing of turbo's on the way: the contracts were built (or the build said so in one line)
+    expect(chain!.stdout()).not.toMatch(/Tasks:|turbo \d/)
+    chain!.interrupt()
+    const { code } = await chain!.exited
+    expect(chain!.stderr()).not.toContain('ELIFECYCLE')
+    expect(code).toBe(0)
+    expect(readChainEnv(chainEnvFile(env))).toBeNull()
   }, 60_000)
 })

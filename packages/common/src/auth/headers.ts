@@ -8,6 +8,8 @@ import {
 } from '@dcl/crypto'
 import { refuse } from './refusal.js'
 
+export { signedFetchPayload } from '@genesis/wire/signing'
+
 export { AUTH_CHAIN_HEADER_PREFIX, AUTH_METADATA_HEADER, AUTH_TIMESTAMP_HEADER }
 
 /** Scenes run third-party code inside the client; their signatures must not act for the user. */
@@ -25,14 +27,6 @@ export interface SignedRequest {
 }
 
 export const isMutating = (method: string) => MUTATING_METHODS.has(method.toUpperCase())
-
-/** What the last link of the chain signs. */
-export const signedFetchPayload = (
-  method: string,
-  path: string,
-  timestamp: number | string,
-  metadata: string,
-) => [method, path, timestamp, metadata].join(':').toLowerCase()
 
 const cut = (text: string) => (text.length > 40 ? `${text.slice(0, 40)}…` : text)
 

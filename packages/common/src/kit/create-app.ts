@@ -23,12 +23,15 @@ import type { BaseConfig } from '../config.js'
 import type { Sql } from '../db/database.js'
 import { TooManyRequestsError } from '../errors.js'
 import { type AdmissionSettings, DEFAULT_ADMISSION, installAdmission } from './admission-hooks.js'
+import { bodyStillComing } from './body-still-coming.js'
 import { installCors } from './cors.js'
+import { withFreshUuidExamples, withUsedSecuritySchemes } from './docs-spec.js'
 import { answerNodeRefusals, clientErrorHandler, installErrorHandling, sendError } from './error-handler.js'
 import { installHealth } from './health.js'
 import { DEFAULT_BODY_MAX_DEPTH, installJsonBody } from './json-body.js'
-import { lazyChildLoggerFactory } from './lazy-logger.js'
-import { installMetrics } from './metrics.js'
+import { lazyChildren } from './lazy-logger.js'
+import { installMetrics, UNMATCHED_ROUTE } from './metrics.js'
+import { installNotFound } from './not-found.js'
 import { QuietProbesLogController } from './request-log.js'
 import { recordRoutes } from './route-table.js'
 import { installSignedFetch } from './signed-fetch-hook.js'
@@ -170,10 +173,26 @@ function closeSilentConnections(server: Server, ms: number) {
 /** A request id a caller may choose: up to 64 letters, digits, `.`, `_` or `-` (a uuid, a trace id). */
 const CALLER_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/
 
-/** The caller's X-Request-Id when it is well formed, else a new uuid. */
-function requestIdOf(request: { headers: Record<string, string | string[] | undefined> }): string {
-  const sent = request.headers['x-request-id']
-  return typeof sent === 'string' && CALLER_REQUEST_ID.test(sent) ? sent : randomUUID()
+/**
+ * The request ids this process makes: a version-4 uuid drawn once, whose last twelve hex digits count the
+ * requests. Unique across replicas as the uuid is, and shaped as one for log tools, without drawing random
+ * bytes (and refilling Node's entropy cache) on every request.
+ */
+function requestIds(): () => string {
+  const base = randomUUID().slice(0, 24)
+  let counted = 0
+  return () => {
+    counted = (counted + 1) % 0x1000000000000
+    return base + counted.toString(16).padStart(12, '0')
+  }
+}
+
+/** The caller's X-Request-Id when it is well formed, else a new id of this process. */
+function requestIdOf(nextId: () => string) {
+  return (request: { headers: Record<string, string | string[] | undefined> }): string => {
+    const sent = request.headers['x-request-id']
+    return typeof sent === 'string' && CALLER_REQUEST_ID.test(sent) ? sent : nextId()
+  }
 }
 
 /**
@@ -186,7 +205,7 @@ export async function createApp(input: CreateAppOptions): Promise<App> {
   const limits = options.connections ?? DEFAULT_CONNECTION_LIMITS
   const trustedHops = options.trustProxy ?? 0
   const app = Fastify({
-    ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
+    ...(options.logger ? { loggerInstance: lazyChildren(options.logger) } : { logger: false }),
     bodyLimit: options.bodyLimit ?? 1_048_576,
     // The `n` proxies in front are trusted, hop by hop from the socket: the client IP is the address the
     // farthest of them saw, never one a client wrote further left in X-Forwarded-For.
@@ -194,8 +213,7 @@ export async function createApp(input: CreateAppOptions): Promise<App> {
     // The caller's X-Request-Id is kept only when it is a short, plain token: it is echoed in the answer and
     // written to every log line of the request, so a long or odd one would be the caller's to fill them with.
     requestIdHeader: false,
-    genReqId: requestIdOf,
-    childLoggerFactory: lazyChildLoggerFactory,
+    genReqId: requestIdOf(requestIds()),
     logController: new QuietProbesLogController(),
     return503OnClosing: true,
     // URL-level failures (a bad percent escape, an over-long path segment) in the envelope too.
@@ -217,7 +235,8 @@ export async function createApp(input: CreateAppOptions): Promise<App> {
   answerNodeRefusals(app.server)
 
   // First, so that every route, the kit's own included, is timed.
-  app.decorate('metrics', installMetrics(app, options.name, (options.metricsPort ?? 0) > 0))
+  const metrics = installMetrics(app, options.name, (options.metricsPort ?? 0) > 0)
+  app.decorate('metrics', metrics.registry)
   recordRoutes(app)
   let closing = false
   app.addHook('preClose', async () => {
@@ -238,8 +257,15 @@ export async function createApp(input: CreateAppOptions): Promise<App> {
     // A keep-alive socket would hold the drain open until its idle timeout; and a request answered before
     // its body arrived (refused early: 401, 404, 413) would otherwise have the rest of it read, however slowly
     // it trickles, only to be thrown away.
-    if (closing || request.raw.complete === false) reply.header('connection', 'close')
+    if (closing || bodyStillComing(request.raw)) reply.header('connection', 'close')
     done(null, payload)
+  })
+  // Fastify reads no body for GET and HEAD: the decompression hook (a preParsing hook @fastify/compress
+  // puts on every route) would only look at each request and pass. Before compress's own onRoute hook.
+  app.addHook('onRoute', (route) => {
+    const methods = [route.method].flat()
+    if (methods.every((method) => method === 'GET' || method === 'HEAD'))
+      (route as { decompress?: boolean }).decompress ??= false
   })
   await app.register(compress, {
     global: true,
@@ -299,8 +325,14 @@ export async function createApp(input: CreateAppOptions): Promise<App> {
     if (route.config?.auth === 'signed' && !route.schema?.security)
       route.schema = { ...route.schema, security: openApiSecurity({ signed: true }) }
   })
-  await app.register(swaggerUi, { routePrefix: '/docs' })
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    transformSpecification: (spec) => withFreshUuidExamples(withUsedSecuritySchemes(structuredClone(spec))),
+    transformSpecificationClone: false,
+  })
+  app.get('/openapi.json', { schema: { hide: true } }, async () =>
+    withUsedSecuritySchemes(structuredClone(app.swagger() as Record<string, unknown>)),
+  )
 
   installHealth(app, { sql: options.sql, isReady: options.isReady, isClosing: () => closing })
   const { verification } = installAdmission(app, options.admission ?? DEFAULT_ADMISSION)
@@ -309,5 +341,7 @@ export async function createApp(input: CreateAppOptions): Promise<App> {
     rpcUrl: options.authRpcUrl,
     admission: verification,
   })
+  // Last: the not-found scope takes the hooks registered before it.
+  await installNotFound(app, metrics.recorder(UNMATCHED_ROUTE))
   return app
 }

@@ -210,17 +210,12 @@ export function installErrorHandling(app: FastifyInstance) {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) =>
     sendError(error, request, reply),
   )
-  const notFound = (request: FastifyRequest, reply: FastifyReply) =>
-    reply.status(404).send({
-      ok: false,
-      error: cut(`Route ${request.method} ${request.url.split('?')[0]} not found`),
-      code: 'not_found',
-    })
-  app.setNotFoundHandler(notFound)
-  // Fastify reads a request's body before its not-found handler runs: an unknown path with a body still
-  // coming is answered at once instead (and its connection closed), not after the last byte trickles in.
-  app.addHook('onRequest', (request, reply, done) => {
-    if (request.is404 && request.raw.complete === false) notFound(request, reply)
-    else done()
-  })
 }
+
+/** The answer to a request that matches no route. */
+export const notFound = (request: FastifyRequest, reply: FastifyReply) =>
+  reply.status(404).send({
+    ok: false,
+    error: cut(`Route ${request.method} ${request.url.split('?')[0]} not found`),
+    code: 'not_found',
+  })

@@ -1,6 +1,6 @@
+import { HINT } from '@genesis/wire'
 import type { FastifyError, FastifyRequest } from 'fastify'
 import { escapeUnsafeText } from '../display-text.js'
-import { HINT } from '../envelope.js'
 import { DECIMAL_KEYWORD, GUARD_KEYWORD } from './validation.js'
 
 /**

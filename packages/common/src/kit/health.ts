@@ -26,6 +26,21 @@ export function installHealth(
   options: { sql: Sql; isReady?: (() => boolean | Promise<boolean>) | undefined; isClosing: () => boolean },
 ) {
   app.get('/health/live', { schema: { hide: true } }, async () => ({ ok: true, data: { status: 'live' } }))
+  // The probes themselves are logged at debug (an orchestrator, or `pnpm start` waiting for the banner,
+  // asks every few hundred milliseconds); what a reader needs is the change: one line when the answer
+  // turns, at warn when it turns to not ready.
+  let shown: string | undefined
+  let wasReady = false
+  const note = (state: string) => {
+    if (state === shown) return
+    const first = shown === undefined
+    shown = state
+    if (state === 'ready') {
+      app.log.info(wasReady ? 'ready again' : 'ready')
+      wasReady = true
+    } else if (first && state === 'service not ready') app.log.info('not ready yet: starting')
+    else app.log.warn(`not ready: ${state}`)
+  }
   app.get('/health/ready', { schema: { hide: true } }, async (_request, reply) => {
     const problems: string[] = []
     if (options.isClosing()) problems.push('shutting down')
@@ -33,6 +48,7 @@ export function installHealth(
       if (!(await databaseAnswers(options.sql))) problems.push('database unreachable')
       if (options.isReady && !(await options.isReady())) problems.push('service not ready')
     }
+    note(problems.length === 0 ? 'ready' : problems.join(', '))
     if (problems.length === 0) return { ok: true, data: { status: 'ready' } }
     return reply
       .status(503)

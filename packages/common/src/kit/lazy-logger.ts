@@ -6,9 +6,11 @@ type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace'
 type ParentLogger = FastifyBaseLogger & { isLevelEnabled?(level: string): boolean }
 
 /**
- * A request's logger that makes its pino child (bound to the request id) on the first line logged at an
- * enabled level. Fastify makes a child for every request, a cost that a request logging nothing at
- * `warn` need not pay (PERFORMANCE.md).
+ * A logger that makes its pino child (bound to the request id) on the first line logged at an enabled
+ * level, and whose own children are made so too. Fastify makes a child for every request, a cost that a
+ * request logging nothing at `warn` need not pay (PERFORMANCE.md). Handed to Fastify as its logger
+ * (`lazyChildren`) rather than through `childLoggerFactory`: Fastify checks every child a factory of
+ * our own returns (seven method lookups and an array per request), never those of its default factory.
  */
 export class LazyChildLogger implements FastifyBaseLogger {
   private child_: FastifyBaseLogger | undefined
@@ -47,8 +49,12 @@ export class LazyChildLogger implements FastifyBaseLogger {
   }
   silent(): void {}
 
+  isLevelEnabled(level: string): boolean {
+    return ((this.child_ as ParentLogger | undefined) ?? this.parent).isLevelEnabled?.(level) ?? true
+  }
+
   child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
-    return this.made().child(bindings, options)
+    return new LazyChildLogger(this.made(), bindings, options ?? {})
   }
 
   private made(): FastifyBaseLogger {
@@ -64,8 +70,6 @@ export class LazyChildLogger implements FastifyBaseLogger {
   }
 }
 
-export const lazyChildLoggerFactory = (
-  logger: FastifyBaseLogger,
-  bindings: Bindings,
-  options: ChildLoggerOptions,
-): FastifyBaseLogger => new LazyChildLogger(logger, bindings, options)
+/** The logger to give Fastify: its children (one per request) are made lazily. */
+export const lazyChildren = (logger: FastifyBaseLogger): FastifyBaseLogger =>
+  new LazyChildLogger(logger, {}, {})

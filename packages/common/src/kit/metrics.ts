@@ -7,6 +7,12 @@ type Label = 'method' | 'route' | 'status_code'
 const HELP = 'HTTP request duration in seconds, by method, route and status code'
 const BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5]
 
+/** Records one request's duration under its route's series (by method and status). */
+export type DurationRecorder = (method: string, status: number, seconds: number) => void
+
+/** The route label of requests that match no route. */
+export const UNMATCHED_ROUTE = 'unmatched'
+
 interface Series {
   labels: Record<Label, string | number>
   /** Observations per bucket (not cumulative); the last slot is above every bound. */
@@ -23,7 +29,7 @@ interface Series {
 class RequestDurations extends Histogram<Label> {
   private readonly series: Series[] = []
 
-  recorder(route: string): (method: string, status: number, seconds: number) => void {
+  recorder(route: string): DurationRecorder {
     const byMethod = new Map<string, Map<number, Series>>()
     return (method, status, seconds) => {
       let byStatus = byMethod.get(method)
@@ -69,12 +75,20 @@ class RequestDurations extends Histogram<Label> {
   }
 }
 
+/** The app's metrics: its registry, and a recorder of request durations for a route label of the kit's own. */
+export interface AppMetrics {
+  registry: Registry
+  recorder: (route: string) => DurationRecorder
+}
+
 /**
  * Prometheus metrics on a registry of this app's own, so several apps can live in one process. `/metrics`
  * is a route of the app unless `ownPort` (METRICS_PORT): then runService serves it on that port alone, which
- * the public address (the Service's http port, the Ingress, the gateway) never reaches.
+ * the public address (the Service's http port, the Ingress, the gateway) never reaches. Every route is timed
+ * by a hook of its own; requests that match no route are timed by the not-found scope (kit/not-found.ts)
+ * under `recorder(UNMATCHED_ROUTE)`, so that no hook runs for every request of every route.
  */
-export function installMetrics(app: FastifyInstance, service: string, ownPort = false): Registry {
+export function installMetrics(app: FastifyInstance, service: string, ownPort = false): AppMetrics {
   const registry = new Registry()
   registry.setDefaultLabels({ service })
   collectDefaultMetrics({ register: registry })
@@ -85,32 +99,27 @@ export function installMetrics(app: FastifyInstance, service: string, ownPort = 
     buckets: BUCKETS,
     registers: [registry],
   })
-  const observer = (route: string): onResponseHookHandler => {
-    const record = durations.recorder(route)
-    return (request, reply, done) => {
-      record(request.method, reply.statusCode, reply.elapsedTime / 1000)
-      done()
-    }
-  }
   // Each route's own hook knows its route, so that no request has to ask Fastify for it (routeOptions
   // builds an object on every call). Installed before any route is registered.
   app.addHook('onRoute', (route) => {
     const own = route.onResponse === undefined ? [] : [route.onResponse].flat()
-    route.onResponse = [...own, observer(route.url)]
-  })
-  // Requests that match no route have no route hooks.
-  const unmatched = durations.recorder('unmatched')
-  app.addHook('onResponse', (request, reply, done) => {
-    if (request.is404) unmatched(request.method, reply.statusCode, reply.elapsedTime / 1000)
-    done()
+    route.onResponse = [...own, timing(durations.recorder(route.url))]
   })
   if (!ownPort) {
     app.get('/metrics', { schema: { hide: true } }, async (_request, reply) =>
       reply.type(registry.contentType).send(await registry.metrics()),
     )
   }
-  return registry
+  return { registry, recorder: (route) => durations.recorder(route) }
 }
+
+/** An onResponse hook recording each request's duration. */
+export const timing =
+  (record: DurationRecorder): onResponseHookHandler =>
+  (request, reply, done) => {
+    record(request.method, reply.statusCode, reply.elapsedTime / 1000)
+    done()
+  }
 
 /** The metrics alone on a port of their own (METRICS_PORT): GET /metrics, 404 for anything else. */
 export async function serveMetrics(registry: Registry, port: number, host: string): Promise<Server> {

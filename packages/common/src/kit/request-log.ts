@@ -10,12 +10,20 @@ const isProbe = (request: FastifyRequest) => {
   return PROBE_PATHS.has(query === -1 ? url : url.slice(0, query))
 }
 
+type LevelAware = { isLevelEnabled?(level: string): boolean }
+
+/** Whether a request's logger writes `info` lines: below it, request lines cost no more than this question. */
+const logsInfo = (log: unknown) => (log as LevelAware).isLevelEnabled?.('info') !== false
+
 /**
  * Fastify's request lines, with the health probes moved from info down to debug: a terminal at the default
- * level shows the requests people send. A probe that fails (a 5xx, or an error) keeps its usual level.
+ * level shows the requests people send. A not-ready answer is logged once when readiness changes
+ * (health.ts), not once per probe; a probe that throws keeps its usual level. At a level above info (the
+ * usual production setting is info, a benchmark's warn) a request asks one question and logs nothing.
  */
 export class QuietProbesLogController extends LogController {
   override incomingRequest(request: FastifyRequest, reply: FastifyReply): void {
+    if (!logsInfo(request.log)) return
     if (!isProbe(request)) super.incomingRequest(request, reply)
     else if (!this.isLogDisabled(request)) request.log.debug({ req: request }, 'incoming request')
   }
@@ -25,9 +33,10 @@ export class QuietProbesLogController extends LogController {
     request: FastifyRequest,
     reply: FastifyReply,
   ): void {
-    if (error || reply.statusCode >= 500 || !isProbe(request)) {
-      super.requestCompleted(error, request, reply)
-    } else if (!this.isLogDisabled(request)) {
+    if (error) super.requestCompleted(error, request, reply)
+    else if (!logsInfo(reply.log)) return
+    else if (!isProbe(request)) super.requestCompleted(error, request, reply)
+    else if (!this.isLogDisabled(request)) {
       reply.log.debug({ res: reply, responseTime: reply.elapsedTime }, 'request completed')
     }
   }

@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { ErrorEnvelope } from '@genesis/wire'
 import { Type } from '@sinclair/typebox'
 import type { FastifyBaseLogger } from 'fastify'
 import type { BaseConfig } from '../config.js'
 import type { Sql } from '../db/database.js'
-import { ErrorEnvelope } from '../envelope.js'
 
 /**
  * What every service's `buildApp` takes. The service builds its collaborators (voucher signer, chain

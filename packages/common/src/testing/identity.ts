@@ -1,11 +1,11 @@
-import { Wallet } from 'ethers'
-import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
 import {
   type Identity as SigningIdentity,
   type SignOptions,
   signedHeaders,
   createIdentity as signingIdentity,
-} from '../signing.js'
+} from '@genesis/wire/signing'
+import { Wallet } from 'ethers'
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
 
 export { type SignOptions, signedHeaders }
 

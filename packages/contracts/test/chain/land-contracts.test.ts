@@ -2,12 +2,14 @@ import { type Contract, Interface, type JsonRpcProvider, type Log, parseEther, t
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   type Anvil,
+  artifact,
   chainTestsSkipReason,
   contractAt,
   decodeTokenId,
   deploy,
   deployLand,
   encodeTokenId,
+  LAND_EVENTS,
   type LandDeployment,
   startAnvil,
 } from '../../src/index.js'
@@ -87,6 +89,17 @@ describe.skipIf(skip)('LAND, estate registry and marketplace on anvil', () => {
   afterAll(async () => {
     provider?.destroy()
     await anvil?.close()
+  })
+
+  it('exports Decentraland’s signatures, and the compiled contracts declare each', () => {
+    // types and indexing, names aside (the estate registry's Update names its parameters with underscores)
+    const shapes = (abi: Interface) => abi.fragments.map((f) => f.format('minimal'))
+    for (const [contract, signatures] of Object.entries(LAND_EVENTS)) {
+      const exported = shapes(new Interface(signatures))
+      expect(shapes(DCL)).toEqual(expect.arrayContaining(exported))
+      const compiled = new Interface(artifact(contract as keyof typeof LAND_EVENTS).abi)
+      expect(shapes(compiled)).toEqual(expect.arrayContaining(exported))
+    }
   })
 
   it('encodes token ids as Decentraland does (two’s complement int128 halves), on chain and off', async () => {

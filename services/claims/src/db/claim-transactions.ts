@@ -1,6 +1,6 @@
 import { BATCH_SIZE, type Queryable, recordSignature, type Sql, type UsedSignature } from '@genesis/common'
-import type { ClaimTransaction } from '../schemas/claim-transaction.js'
-import { CHAIN_IDS, type ChainIdValue, type ClaimStatus } from '../schemas/primitives.js'
+import type { ClaimTransaction } from '@genesis/wire/claims'
+import { CHAIN_IDS, type ChainIdValue, type ClaimStatus } from '@genesis/wire/claims'
 import { listUserPage } from './user-page.js'
 
 /** A claim as read through claim_transactions_current: status and updated_at already account for expiry. */

@@ -1,6 +1,5 @@
 import type { Queryable } from '@genesis/common'
-import type { ChainIdValue } from '../schemas/primitives.js'
-import type { Reward } from '../schemas/reward.js'
+import type { ChainIdValue, Reward } from '@genesis/wire/claims'
 import { listUserPage } from './user-page.js'
 
 /** A reward as read through rewards_current: claimable and its live claim, if any. */

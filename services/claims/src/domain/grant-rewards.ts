@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import type { Sql } from '@genesis/common'
+import { type RewardGrant, UINT256_MAX } from '@genesis/wire/claims'
 import { findRewards, insertRewards, type NewReward, type RewardRow } from '../db/rewards.js'
 import { chainNotConfigured, invalidRequest, rewardIdConflict } from '../errors.js'
-import { type RewardGrant, UINT256_MAX } from '../schemas/index.js'
 
 export interface GrantPolicy {
   /** In production, a chain without an RPC URL is refused: nothing could tell its vouchers redeemed. */

@@ -1,4 +1,5 @@
 import type { Sql } from '@genesis/common'
+import type { ClaimStatus } from '@genesis/wire/claims'
 import type { DispenserChain, VoucherState } from '../chain/dispenser.js'
 import { type ClaimRow, findClaim, lockClaim, setClaimStatus } from '../db/claim-transactions.js'
 import {
@@ -11,7 +12,6 @@ import {
   voucherLive,
   voucherNotRedeemed,
 } from '../errors.js'
-import type { ClaimStatus } from '../schemas/primitives.js'
 
 export type Actor = { kind: 'admin' } | { kind: 'user'; address: string }
 

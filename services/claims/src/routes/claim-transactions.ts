@@ -1,9 +1,4 @@
 import { Envelope, errorResponses, ok, PagedEnvelope, type RoutePlugin } from '@genesis/common'
-import type { Context } from '../context.js'
-import { findClaim, listClaims, toClaimTransaction } from '../db/claim-transactions.js'
-import { createClaim } from '../domain/create-claim.js'
-import { changeClaim } from '../domain/transitions.js'
-import { claimNotFound } from '../errors.js'
 import {
   ClaimParams,
   ClaimTransaction,
@@ -11,7 +6,12 @@ import {
   IdempotencyHeaders,
   PatchClaimBody,
   UserPageQuery,
-} from '../schemas/index.js'
+} from '@genesis/wire/claims'
+import type { Context } from '../context.js'
+import { findClaim, listClaims, toClaimTransaction } from '../db/claim-transactions.js'
+import { createClaim } from '../domain/create-claim.js'
+import { changeClaim } from '../domain/transitions.js'
+import { claimNotFound } from '../errors.js'
 import { actorOf, authenticate, securityOf } from './caller.js'
 import { userPage } from './user-page.js'
 

@@ -1,9 +1,9 @@
 import { Envelope, errorResponses, ok, PagedEnvelope, type RoutePlugin } from '@genesis/common'
+import { GrantRewardsBody, Reward, UserPageQuery } from '@genesis/wire/claims'
 import { Type } from '@sinclair/typebox'
 import type { Context } from '../context.js'
 import { listRewards, toReward } from '../db/rewards.js'
 import { grantRewards } from '../domain/grant-rewards.js'
-import { GrantRewardsBody, Reward, UserPageQuery } from '../schemas/index.js'
 import { actorOf, authenticate, securityOf } from './caller.js'
 import { userPage } from './user-page.js'
 

@@ -1,7 +1,7 @@
 import { Envelope, ok, type RoutePlugin } from '@genesis/common'
+import { SignerInfo } from '@genesis/wire/claims'
 import { VOUCHER_DOMAIN_NAME, VOUCHER_DOMAIN_VERSION } from '../chain/voucher.js'
 import type { Context } from '../context.js'
-import { SignerInfo } from '../schemas/index.js'
 
 /** Public: the voucher signer's address, to configure on the RewardsDispenser contract. */
 export const signerRoutes: RoutePlugin<Context> = async (app, { ctx }) => {

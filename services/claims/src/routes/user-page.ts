@@ -1,7 +1,7 @@
 import { offsetOf, paged } from '@genesis/common'
+import type { UserPageQuery } from '@genesis/wire/claims'
 import { subjectOf } from '../domain/subject.js'
 import type { Actor } from '../domain/transitions.js'
-import type { UserPageQuery } from '../schemas/index.js'
 
 /**
  * The answer of a list of one user's records: the page `list` reads of the signed caller's own, or of the

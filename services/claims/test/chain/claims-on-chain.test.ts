@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto'
 import type { Identity } from '@genesis/common/testing'
 import { artifact, chainTestsSkipReason, contractAt } from '@genesis/contracts'
+import type { ClaimTransaction, Reward } from '@genesis/wire/claims'
 import { Interface, type TransactionReceipt } from 'ethers'
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { Reconciler } from '../../src/jobs/reconciler.js'
-import type { ClaimTransaction, Reward } from '../../src/schemas/index.js'
 import { useChainFixture } from './fixture.js'
 import { signedRequest } from './service.js'
 

@@ -1,8 +1,8 @@
 import type { Identity } from '@genesis/common/testing'
 import { chainTestsSkipReason } from '@genesis/contracts'
+import type { ClaimTransaction, Reward } from '@genesis/wire/claims'
 import { describe, expect, it } from 'vitest'
 import { CLAIMED_TOPIC, claimIdToUuid, dispenserInterface } from '../../src/chain/dispenser.js'
-import type { ClaimTransaction, Reward } from '../../src/schemas/index.js'
 import { type ChainFixture, expiresAtOf, unknownHash, useChainFixture } from './fixture.js'
 import { signedRequest } from './service.js'
 

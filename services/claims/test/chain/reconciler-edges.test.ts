@@ -1,12 +1,12 @@
 import type { App } from '@genesis/common'
 import { type Identity, signedInject } from '@genesis/common/testing'
 import { chainTestsSkipReason } from '@genesis/contracts'
+import type { ClaimTransaction } from '@genesis/wire/claims'
 import { Registry } from 'prom-client'
 import { describe, expect, it } from 'vitest'
 import { buildApp } from '../../src/app.js'
 import { createDispenserChain } from '../../src/chain/dispenser.js'
 import { loadConfig } from '../../src/config.js'
-import type { ClaimTransaction } from '../../src/schemas/index.js'
 import { expiresAtOf, unknownHash, useChainFixture } from './fixture.js'
 
 const skip = chainTestsSkipReason()

@@ -1,5 +1,5 @@
 import type { Queryable } from '@genesis/common'
-import type { Cheque } from '../schemas/publication.js'
+import type { Cheque } from '@genesis/wire/collections'
 
 export type TosEvent = 'publish_collection_tos' | 'publish_third_party_items_tos'
 

@@ -1,11 +1,11 @@
 import type { Sql } from '@genesis/common'
+import type { ApprovalData } from '@genesis/wire/collections'
 import type { TypedDataDomain } from 'ethers'
 import type { ChainReader } from '../chain/chain-reader.js'
 import { findCollection } from '../db/collections.js'
 import { listItems } from '../db/items.js'
 import { latestCheque } from '../db/publication.js'
 import { collectionNotFound, notAllowed, notPublished, notThirdParty } from '../errors.js'
-import type { ApprovalData } from '../schemas/publication.js'
 import { chequeDigest } from './cheque.js'
 import { contentHashesRoot } from './merkle.js'
 

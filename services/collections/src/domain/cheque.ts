@@ -1,11 +1,11 @@
+import type { Cheque } from '@genesis/wire/collections'
+import { CONSUME_SLOTS_TYPES } from '@genesis/wire/collections'
 import { N, recoverAddress, Signature, type TypedDataDomain, TypedDataEncoder, toBeHex } from 'ethers'
-import { CONSUME_SLOTS_TYPES } from '../schemas/cheque.js'
-import type { Cheque } from '../schemas/publication.js'
 
-// The EIP-712 type and domain a client signs with are public: they live with the schemas.
-export { CONSUME_SLOTS_TYPES, type RegistryDomainConfig, registryDomain } from '../schemas/cheque.js'
 /** A third party's signed promise to pay item slots for the items it sends to review. */
-export type { Cheque } from '../schemas/publication.js'
+export type { Cheque } from '@genesis/wire/collections'
+// The EIP-712 type and domain a client signs with are public: they live with the schemas.
+export { CONSUME_SLOTS_TYPES, type RegistryDomainConfig, registryDomain } from '@genesis/wire/collections'
 
 const chequeValue = (thirdPartyId: string, cheque: Pick<Cheque, 'qty' | 'salt'>) => ({
   thirdPartyId,

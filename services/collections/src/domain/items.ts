@@ -1,5 +1,6 @@
 import type { Sql } from '@genesis/common'
 import { type Queryable, uniqueViolation } from '@genesis/common'
+import { type ItemWrite, MAX_ITEMS_PER_COLLECTION } from '@genesis/wire/collections'
 import type { CollectionRow } from '../db/collections.js'
 import {
   countItems,
@@ -18,7 +19,6 @@ import {
   itemNotFound,
   itemPublished,
 } from '../errors.js'
-import { type ItemWrite, MAX_ITEMS_PER_COLLECTION } from '../schemas/item.js'
 import { type Access, askFirst, lockEditableCollection } from './guards.js'
 
 /** What writing items needs: the database, and who may edit the collection. */

@@ -1,7 +1,7 @@
 import type { Sql } from '@genesis/common'
+import type { TosBody } from '@genesis/wire/collections'
 import { deleteCollection, setLock } from '../db/collections.js'
 import { insertTosAcceptance } from '../db/publication.js'
-import type { TosBody } from '../schemas/publication.js'
 import { type Access, askFirst, lockEditableCollection, lockExpiry } from './guards.js'
 
 /** What removing, locking and accepting terms need: the database, and who may edit the collection. */

@@ -1,5 +1,6 @@
 import type { Sql } from '@genesis/common'
 import { type Queryable, uniqueViolation } from '@genesis/common'
+import type { PublishBody } from '@genesis/wire/collections'
 import type { TypedDataDomain } from 'ethers'
 import type { ChainReader } from '../chain/chain-reader.js'
 import { type CollectionRow, findCollection, lockCollection, markPublished } from '../db/collections.js'
@@ -19,7 +20,6 @@ import {
   notOwner,
   tosNotAccepted,
 } from '../errors.js'
-import type { PublishBody } from '../schemas/publication.js'
 import { canonicalSignature, chequeDigest, recoverChequeSigner } from './cheque.js'
 import { type Access, roles } from './guards.js'
 import { askedManager, managesThirdParty } from './third-party-managers.js'

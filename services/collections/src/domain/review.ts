@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { uniqueViolation } from '@genesis/common'
+import type { ForumBody } from '@genesis/wire/collections'
 import { findCollection, lockCollection } from '../db/collections.js'
 import {
   type CurationRow,
@@ -26,7 +27,6 @@ import {
   notPublished,
   reviewPending,
 } from '../errors.js'
-import type { ForumBody } from '../schemas/review.js'
 import { canEdit, seesFullView } from './access.js'
 import { approvalAfterDecision, type ChainApproval, refreshApproval } from './chain-approval.js'
 import { type Access, askFirst, roles, rolesOn } from './guards.js'

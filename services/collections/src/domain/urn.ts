@@ -1,4 +1,4 @@
-import { URN_NETWORK as NETWORK, URN_SEGMENT as SEGMENT } from '../schemas/fields.js'
+import { URN_NETWORK as NETWORK, URN_SEGMENT as SEGMENT } from '@genesis/wire/collections'
 
 /**
  * Collection URNs. A standard collection's URN is derived from its contract address; a third-party

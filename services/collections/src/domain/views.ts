@@ -1,7 +1,6 @@
+import type { Collection, Item } from '@genesis/wire/collections'
 import type { CollectionFields } from '../db/collections.js'
 import type { ItemRow } from '../db/items.js'
-import type { Collection } from '../schemas/collection.js'
-import type { Item } from '../schemas/item.js'
 
 /** A lock counts while it is younger than the TTL (and publication clears it). */
 export const isLockActive = (lock: Date | null, ttlS: number, now: Date): boolean =>

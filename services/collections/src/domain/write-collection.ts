@@ -1,4 +1,5 @@
 import { type Queryable, type Sql, uniqueViolation } from '@genesis/common'
+import type { CollectionWrite } from '@genesis/wire/collections'
 import type { Config } from '../config.js'
 import {
   type CollectionRow,
@@ -9,7 +10,6 @@ import {
 import { NAME_KEY_INDEX } from '../db/keys.js'
 import { recordManagerAnswer, registerOrGetThirdParty } from '../db/third-parties.js'
 import { invalidField, invalidUrn, nameInUse, notAllowed, urnInUse, urnMismatch } from '../errors.js'
-import type { CollectionWrite } from '../schemas/collection.js'
 import { collectionContractAddress, collectionSalt } from './contract-address.js'
 import { type Access, askFirst, lockEditableCollection } from './guards.js'
 import { nameKey } from './name-key.js'

@@ -1,9 +1,9 @@
 import { errorResponses, offsetOf, PagedEnvelope, paged, type RoutePlugin } from '@genesis/common'
+import { AddressesQuery } from '@genesis/wire/collections'
 import { Type } from '@sinclair/typebox'
 import type { Context } from '../context.js'
 import { listContractAddresses } from '../db/collections.js'
 import { noteSearch } from '../db/term-counts.js'
-import { AddressesQuery } from '../schemas/collection.js'
 
 export const addressRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
   app.get(

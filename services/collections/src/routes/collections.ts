@@ -1,4 +1,13 @@
 import { Envelope, errorResponses, NoContent, ok, type RoutePlugin } from '@genesis/common'
+import {
+  AddressCollectionsQuery,
+  AddressParams,
+  Collection,
+  CollectionListQuery,
+  CollectionPage,
+  CollectionParams,
+  CollectionWrite,
+} from '@genesis/wire/collections'
 import type { FastifyReply } from 'fastify'
 import type { Context } from '../context.js'
 import {
@@ -16,15 +25,6 @@ import { confirmStoredManager } from '../domain/third-party-managers.js'
 import { fullView, publicView } from '../domain/views.js'
 import { writeCollection } from '../domain/write-collection.js'
 import { collectionNotFound, notAllowed } from '../errors.js'
-import {
-  AddressCollectionsQuery,
-  AddressParams,
-  Collection,
-  CollectionListQuery,
-  CollectionPage,
-  CollectionParams,
-  CollectionWrite,
-} from '../schemas/collection.js'
 import { sendCachedAnswer } from './cached-answer.js'
 import { cursorPaged, type ListRequestPage, listRequestPage } from './list-page.js'
 

@@ -1,4 +1,5 @@
 import { errorResponses, NoContent, paged, type RoutePlugin } from '@genesis/common'
+import { CollectionParams, ItemParams, ItemsPage, ItemsQuery, ItemWrite } from '@genesis/wire/collections'
 import type { Context } from '../context.js'
 import { findCollection } from '../db/collections.js'
 import { hasDraftItems, itemsPage } from '../db/items.js'
@@ -7,8 +8,6 @@ import { rolesOn } from '../domain/guards.js'
 import { removeItem, writeItem } from '../domain/items.js'
 import { itemView } from '../domain/views.js'
 import { collectionNotFound } from '../errors.js'
-import { CollectionParams } from '../schemas/collection.js'
-import { ItemParams, ItemsPage, ItemsQuery, ItemWrite } from '../schemas/item.js'
 
 export const itemRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
   app.get(

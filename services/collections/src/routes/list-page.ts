@@ -1,8 +1,8 @@
 import { offsetOf } from '@genesis/common'
+import { MAX_PAGED_ROWS } from '@genesis/wire/collections'
 import type { ListedPage, Page } from '../db/collections.js'
 import { decodeCursor, encodeCursor } from '../domain/cursor.js'
 import { invalidField, pageTooDeep } from '../errors.js'
-import { MAX_PAGED_ROWS } from '../schemas/collection.js'
 
 /** The page a collection list asks for: after a cursor (keyset, any depth), or a page number (bounded). */
 export interface ListRequestPage {

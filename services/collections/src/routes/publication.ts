@@ -1,11 +1,17 @@
 import { Envelope, errorResponses, NoContent, ok, type RoutePlugin } from '@genesis/common'
+import {
+  ApprovalData,
+  CollectionParams,
+  DateTime,
+  MAX_CONTENT_HASH_LENGTH,
+  MAX_TOS_HASHES,
+  PublishBody,
+  TosBody,
+} from '@genesis/wire/collections'
 import type { Context } from '../context.js'
 import { approvalData } from '../domain/approval-data.js'
 import { acceptTerms, lockForPublication } from '../domain/lifecycle.js'
 import { publishCollection } from '../domain/publish.js'
-import { CollectionParams } from '../schemas/collection.js'
-import { DateTime, MAX_CONTENT_HASH_LENGTH } from '../schemas/fields.js'
-import { ApprovalData, MAX_TOS_HASHES, PublishBody, TosBody } from '../schemas/publication.js'
 
 /**
  * The largest terms body a client sends: MAX_TOS_HASHES of the longest content hash, each with its quotes,

@@ -1,18 +1,18 @@
 import { Envelope, errorResponses, NoContent, offsetOf, ok, paged, type RoutePlugin } from '@genesis/common'
-import { Type } from '@sinclair/typebox'
-import type { Context } from '../context.js'
-import { listPendingCurations } from '../db/reviews.js'
-import { decideReview, requestReview, reviewsOf, setForumThread } from '../domain/review.js'
-import { notAllowed } from '../errors.js'
-import { CollectionParams } from '../schemas/collection.js'
 import {
+  CollectionParams,
   Curation,
   CurationPage,
   CurationParams,
   DecisionBody,
   ForumBody,
   PendingCurationsQuery,
-} from '../schemas/review.js'
+} from '@genesis/wire/collections'
+import { Type } from '@sinclair/typebox'
+import type { Context } from '../context.js'
+import { listPendingCurations } from '../db/reviews.js'
+import { decideReview, requestReview, reviewsOf, setForumThread } from '../domain/review.js'
+import { notAllowed } from '../errors.js'
 import { sendCachedAnswer } from './cached-answer.js'
 
 /** The committee's review: curation records, decisions and the forum thread. */

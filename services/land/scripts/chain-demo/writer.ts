@@ -1,23 +1,13 @@
+import { artifact, encodeTokenId } from '@genesis/contracts'
 import { getAddress, Interface, parseEther, toBeHex } from 'ethers'
 import { writeLandData } from '../../src/domain/land-data.js'
-import { encodeTokenId } from '../../src/domain/token-id.js'
 import { Rpc } from '../../src/indexer/rpc.js'
 import type { SeedSet } from '../../src/seed/genesis-city.js'
 
-/** The functions of the local chain's contracts the demo writer calls, and the estate event it reads back. */
-const LAND = new Interface([
-  'function assignMultipleParcels(int256[] x, int256[] y, address beneficiary)',
-  'function setLandDataBatch(uint256[] assetIds, string[] data)',
-  'function setApprovalForAll(address operator, bool approved)',
-])
-const ESTATE = new Interface([
-  'function createEstate(int256[] x, int256[] y, address beneficiary, string data) returns (uint256)',
-  'function addLand(uint256 estateId, int256[] x, int256[] y)',
-  'event CreateEstate(address indexed _owner, uint256 indexed _estateId, string _data)',
-])
-const MARKET = new Interface([
-  'function createOrder(address nftAddress, uint256 assetId, uint256 priceInWei, uint256 expiresAt)',
-])
+/** The local chain's contracts, spoken through their compiled ABIs (the demo writer calls their functions). */
+const LAND = new Interface(artifact('LANDRegistry').abi)
+const ESTATE = new Interface(artifact('EstateRegistry').abi)
+const MARKET = new Interface(artifact('Marketplace').abi)
 const CREATE_ESTATE_TOPIC = ESTATE.getEvent('CreateEstate')!.topicHash
 
 export interface DemoAddresses {

@@ -1,4 +1,5 @@
 import { createHash, type Hash } from 'node:crypto'
+import { TILE_FIELDS, type Tile, type TileField } from '@genesis/wire/land'
 import { GRID_MAX, GRID_MIN, GRID_SIZE } from '../domain/geometry.js'
 import type { GridIndex, GridLogger } from '../grid/grid-index.js'
 import {
@@ -12,7 +13,6 @@ import {
 } from '../grid/json-rows.js'
 import { ByteLru, CachedBody } from '../grid/map-body.js'
 import type { GridView } from '../grid/view.js'
-import { TILE_FIELDS, type Tile, type TileField } from '../schemas/atlas.js'
 import { drawParcelView, type ParcelView } from './parcel-view.js'
 import { filterKey, pickedJson, type TileFilter, tileJson, tilesOfRow, toLegacyTile } from './tiles.js'
 
@@ -229,6 +229,8 @@ export const filterCells = (filter: TileFilter) =>
  */
 export class AtlasIndex {
   private readonly views = new WeakMap<GridView, Promise<AtlasView>>()
+  /** The atlases built, for answers that need not wait (built()). */
+  private readonly builtViews = new WeakMap<GridView, AtlasView>()
   private latest: AtlasView | undefined
   /** When a request last asked for the atlas: while that is recent, a new view's atlas is built ahead. */
   private askedAt = Number.NEGATIVE_INFINITY
@@ -263,6 +265,15 @@ export class AtlasIndex {
     return this.build(this.grid.current())
   }
 
+  /**
+   * The current view's atlas when it is built already, else undefined (then ask current()): a hot read
+   * answers without a promise.
+   */
+  built(): AtlasView | undefined {
+    this.askedAt = Date.now()
+    return this.builtViews.get(this.grid.current())
+  }
+
   /** Whether the atlas of `view` is built or being built (for tests). */
   has(view: GridView): boolean {
     return this.views.has(view)
@@ -281,6 +292,7 @@ export class AtlasIndex {
       atlas = AtlasView.build(view, this.latest, keepRows).then((built) => {
         // Only a newer view's atlas may become the one later versions compare with.
         if (!this.latest || built.grid.at >= this.latest.grid.at) this.latest = built
+        this.builtViews.set(view, built)
         return built
       })
       // A failed build is not kept: the next request tries again.

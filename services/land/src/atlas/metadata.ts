@@ -1,8 +1,7 @@
+import { encodeTokenId } from '@genesis/contracts/land'
+import type { MetadataAttribute, ParcelTags, TokenMetadata } from '@genesis/wire/land'
 import { cellIndex } from '../domain/geometry.js'
-import { encodeTokenId } from '../domain/token-id.js'
 import type { GridView } from '../grid/view.js'
-import type { MetadataAttribute, TokenMetadata } from '../schemas/atlas.js'
-import type { ParcelTags } from '../schemas/resources.js'
 
 // atlas-server's image size for token metadata.
 const IMAGE_QUERY = 'size=24&width=1024&height=1024'

@@ -1,9 +1,9 @@
+import { encodeTokenId } from '@genesis/contracts/land'
+import { type LegacyTile, TILE_FIELDS, type Tile, type TileField, type TileType } from '@genesis/wire/land'
 import { CELL_COUNT, cellIndex, GRID_MAX, GRID_MIN } from '../domain/geometry.js'
 import { TILE_DISTRICT, TILE_OWNED, TILE_PLAZA, TILE_ROAD, TILE_UNOWNED } from '../domain/tiles.js'
-import { encodeTokenId } from '../domain/token-id.js'
 import { cellsOf, type Rect } from '../grid/json-rows.js'
 import type { GridView } from '../grid/view.js'
-import { type LegacyTile, TILE_FIELDS, type Tile, type TileField, type TileType } from '../schemas/atlas.js'
 
 /** The legacy numbers (Atlas colours by them); a listing outranks the kind of land. */
 export const LEGACY_TYPE = {

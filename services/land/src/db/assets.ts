@@ -2,17 +2,22 @@ import type { Queryable } from '@genesis/common'
 import type { AssetType } from '../domain/constants.js'
 import type { Cell } from '../domain/geometry.js'
 import {
-  type AsRead,
   assetKey,
   type DistrictRecord,
   type EstateRecord,
-  type EstateRow,
+  estateColumns,
   fromRead,
   type ParcelRecord,
   type PublicationRecord,
   parcelColumns,
   publicationColumns,
 } from './rows.js'
+import { estates as estateTable, parcels as parcelTable, type ReadRowOf } from './tables.js'
+
+type ReadParcel = ReadRowOf<typeof parcelTable.columns>
+type ReadEstate = ReadRowOf<typeof estateTable.columns>
+const readParcel = fromRead(parcelTable)
+const readEstate = fromRead(estateTable)
 
 /**
  * Loaders shared by the index build (everything) and the listings (a page of assets), so both render
@@ -20,21 +25,21 @@ import {
  */
 
 export async function loadAllParcels(sql: Queryable): Promise<ParcelRecord[]> {
-  const rows = await sql<AsRead<ParcelRecord>[]>`select ${parcelColumns(sql)} from parcels`
-  return rows.map(fromRead<ParcelRecord>)
+  const rows = await sql<ReadParcel[]>`select ${parcelColumns(sql)} from parcels`
+  return rows.map(readParcel)
 }
 
 /** The parcels with these ids (`x,y`, canonical), in no particular order. */
 export async function loadParcelsAt(sql: Queryable, ids: string[]): Promise<ParcelRecord[]> {
   if (ids.length === 0) return []
-  const rows = await sql<AsRead<ParcelRecord>[]>`
+  const rows = await sql<ReadParcel[]>`
     select ${parcelColumns(sql)} from parcels
     where (x, y) in (
       select split_part(id, ',', 1)::int, split_part(id, ',', 2)::int from unnest(${ids}::text[]) as id)`
-  return rows.map(fromRead<ParcelRecord>)
+  return rows.map(readParcel)
 }
 
-async function withParcels(sql: Queryable, rows: AsRead<EstateRow>[], all: boolean): Promise<EstateRecord[]> {
+async function withParcels(sql: Queryable, rows: ReadEstate[], all: boolean): Promise<EstateRecord[]> {
   const ids = rows.map((r) => r.id)
   const members = await sql<Array<{ estate_id: string; x: number; y: number }>>`
     select estate_id, x, y from parcels
@@ -49,14 +54,11 @@ async function withParcels(sql: Queryable, rows: AsRead<EstateRow>[], all: boole
     }
     list.push({ x, y })
   }
-  return rows.map((row) => ({ ...fromRead<EstateRow>(row), parcels: parcels.get(row.id) ?? [] }))
+  return rows.map((row) => ({ ...readEstate(row), parcels: parcels.get(row.id) ?? [] }))
 }
 
-const estateColumns = (sql: Queryable) =>
-  sql`id, owner, name, description, district_id::text as district_id, tx_hash, last_transferred_at`
-
 export async function loadAllEstates(sql: Queryable): Promise<EstateRecord[]> {
-  const rows = await sql<AsRead<EstateRow>[]>`select ${estateColumns(sql)} from estates`
+  const rows = await sql<ReadEstate[]>`select ${estateColumns(sql)} from estates`
   return withParcels(sql, rows, true)
 }
 
@@ -64,7 +66,7 @@ export async function loadAllEstates(sql: Queryable): Promise<EstateRecord[]> {
 export async function loadEstatesById(sql: Queryable, ids: string[]): Promise<EstateRecord[]> {
   if (ids.length === 0) return []
   const rows = await sql<
-    AsRead<EstateRow>[]
+    ReadEstate[]
   >`select ${estateColumns(sql)} from estates where id = any(${ids}::text[])`
   const byId = new Map((await withParcels(sql, rows, false)).map((e) => [e.id, e]))
   return ids.flatMap((id) => byId.get(id) ?? [])

@@ -1,6 +1,7 @@
 import type { Queryable } from '@genesis/common'
-import type { AssetType } from '../domain/constants.js'
 import type { LandChanges } from './land-changes.js'
+import { resetRows, restoreRows } from './table-sql.js'
+import { CHAIN_TABLES } from './tables.js'
 
 /** Where the indexer is: the last indexed block. */
 export interface ChainCursor {
@@ -102,67 +103,15 @@ export async function pruneBelow(q: Queryable, floor: bigint): Promise<void> {
  * rows it restored; the rows restored are told to `collected`.
  */
 export async function undoAbove(q: Queryable, ancestor: bigint, collected?: LandChanges): Promise<number> {
+  let restored = 0
+  // in CHAIN_TABLES' order: the parcels leave a deleted estate before it goes
+  for (const t of CHAIN_TABLES) {
+    restored += await restoreRows(q, t, ancestor, collected)
+  }
   const a = ancestor.toString()
-  // the oldest image of each key above the ancestor: the row as it was at the ancestor
-  const first = (tbl: string) => q`
-    select distinct on (key) key, before from land_chain_undo
-    where block_number > ${a} and tbl = ${tbl} order by key, id`
-  const parcels = await q<Array<{ x: number; y: number }>>`
-    update parcels p set owner = r.owner, estate_id = r.estate_id, data_version = r.data_version,
-      name = r.name, description = r.description, ipns = r.ipns, last_transferred_at = r.last_transferred_at,
-      updated_at = r.updated_at
-    from (${first('parcels')}) u, jsonb_populate_record(null::parcels, u.before) r
-    where p.x = r.x and p.y = r.y
-    returning p.x, p.y`
-  for (const { x, y } of parcels) collected?.parcel(x, y)
-  const estates = await q<Array<{ id: string }>>`
-    with images as (${first('estates')}),
-    gone as (
-      delete from estates e using images i where i.before is null and e.id = i.key ->> 'id' returning e.id),
-    back as (
-      insert into estates select r.* from images i, jsonb_populate_record(null::estates, i.before) r
-      where i.before is not null
-      on conflict (id) do update set owner = excluded.owner, name = excluded.name,
-        description = excluded.description, district_id = excluded.district_id, tx_hash = excluded.tx_hash,
-        last_transferred_at = excluded.last_transferred_at, updated_at = excluded.updated_at
-      returning id)
-    select id from gone union all select id from back`
-  for (const { id } of estates) collected?.estate(id)
-  type Asset = Array<{ type: AssetType; asset_id: string }>
-  const publications = await q<Asset>`
-    with images as (${first('publications')}),
-    gone as (
-      delete from publications p using images i where i.before is null and p.tx_hash = i.key ->> 'tx_hash'
-      returning p.type, p.asset_id),
-    back as (
-      insert into publications select r.* from images i, jsonb_populate_record(null::publications, i.before) r
-      where i.before is not null
-      on conflict (tx_hash) do update set tx_status = excluded.tx_status, owner = excluded.owner,
-        price = excluded.price, status = excluded.status, buyer = excluded.buyer,
-        contract_id = excluded.contract_id, block_number = excluded.block_number,
-        expires_at = excluded.expires_at, block_time_created_at = excluded.block_time_created_at,
-        block_time_updated_at = excluded.block_time_updated_at, type = excluded.type,
-        asset_id = excluded.asset_id, marketplace_id = excluded.marketplace_id, updated_at = excluded.updated_at
-      returning type, asset_id)
-    select type, asset_id from gone union all select type, asset_id from back`
-  // the asset whose publications change (a deleted row's too)
-  for (const asset of publications) collected?.publication(asset.type, asset.asset_id)
-  const orders = await q<Array<{ order_id: string }>>`
-    with images as (${first('land_chain_orders')}),
-    gone as (
-      delete from land_chain_orders o using images i
-      where i.before is null and o.order_id = i.key ->> 'order_id' returning o.order_id),
-    back as (
-      insert into land_chain_orders
-      select r.* from images i, jsonb_populate_record(null::land_chain_orders, i.before) r
-      where i.before is not null
-      on conflict (order_id) do update set tx_hash = excluded.tx_hash, type = excluded.type,
-        asset_id = excluded.asset_id
-      returning order_id)
-    select order_id from gone union all select order_id from back`
   await q`delete from land_chain_undo where block_number > ${a}`
   await q`delete from land_chain_blocks where number > ${a}`
-  return parcels.length + estates.length + publications.length + orders.length
+  return restored
 }
 
 /** Forgets everything the indexer has applied, so that it starts over from LAND_START_BLOCK. */
@@ -207,12 +156,6 @@ export async function holdsChainData(q: Queryable): Promise<boolean> {
  * layout (districts, contributions, auction results): the state a land that follows a chain starts from.
  */
 export async function resetChainData(q: Queryable): Promise<void> {
-  await q`
-    update parcels set owner = null, estate_id = null, data_version = 0, name = '', description = '',
-      ipns = '', last_transferred_at = null, updated_at = now()
-    where owner is not null or estate_id is not null or data_version <> 0 or name <> '' or description <> ''
-      or ipns <> '' or last_transferred_at is not null`
-  await q`delete from publications`
-  await q`delete from estates`
+  for (const t of CHAIN_TABLES) await resetRows(q, t)
   await forgetIndexing(q)
 }

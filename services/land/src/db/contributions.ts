@@ -1,5 +1,5 @@
 import type { Sql } from '@genesis/common'
-import type { Contribution } from '../schemas/resources.js'
+import type { Contribution } from '@genesis/wire/land'
 
 /** An address's contributions in the order they were recorded; land_count as a string (README "Shapes"). */
 export function contributionsOf(sql: Sql, address: string): Promise<Contribution[]> {

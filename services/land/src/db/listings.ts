@@ -1,6 +1,6 @@
 import type { Sql } from '@genesis/common'
+import type { ListQuery, SortField } from '@genesis/wire/land'
 import type { AssetType } from '../domain/constants.js'
-import type { ListQuery, SortField } from '../schemas/queries.js'
 
 const SORT_COLUMNS: Record<SortField, string> = {
   price: 'price',

@@ -1,27 +1,29 @@
 import type { Queryable } from '@genesis/common'
+import type { Publication } from '@genesis/wire/land'
 import type { AssetType } from '../domain/constants.js'
 import type { Cell } from '../domain/geometry.js'
-import type { Publication } from '../schemas/resources.js'
+import { selectList } from './table-sql.js'
+import {
+  type Columns,
+  type EstateRow,
+  estates,
+  type ParcelRow,
+  type PublicationRow,
+  parcels,
+  publications,
+  type ReadRowOf,
+  type RowOf,
+  type TableSpec,
+  timestampColumnsOf,
+} from './tables.js'
 
 /*
  * The land tables' rows as the service reads and writes them (timestamps as ISO 8601 strings, bigints as
  * numbers): what the index, the listings, the seed and the import share.
  */
 
-export interface ParcelRecord {
-  x: number
-  y: number
-  owner: string | null
-  district_id: string | null
-  estate_id: string | null
-  data_version: number
-  name: string
-  description: string
-  ipns: string
-  auction_price: number | null
-  auction_owner: string | null
-  last_transferred_at: string | null
-}
+/** A parcel's row (src/db/tables.ts describes it). */
+export type ParcelRecord = ParcelRow
 
 /** A parcel nothing is known of: every cell's row before data arrives, and what a cell shows then. */
 export const blankParcel = (x: number, y: number): ParcelRecord => ({
@@ -39,16 +41,7 @@ export const blankParcel = (x: number, y: number): ParcelRecord => ({
   last_transferred_at: null,
 })
 
-/** An estate's row. */
-export interface EstateRow {
-  id: string
-  owner: string | null
-  name: string
-  description: string
-  district_id: string | null
-  tx_hash: string | null
-  last_transferred_at: string | null
-}
+export type { EstateRow }
 
 /** An estate's row with its parcels (the parcels whose estate_id it is), sorted by x, then y. */
 export interface EstateRecord extends EstateRow {
@@ -63,7 +56,11 @@ export interface DistrictRecord {
   public: boolean
 }
 
-export type PublicationRecord = Publication
+/** A publication's row: the API's shape too (the check below keeps the two equal). */
+export type PublicationRecord = PublicationRow
+const sameShape: [PublicationRecord, Publication] extends [Publication, PublicationRecord] ? true : never =
+  true
+void sameShape
 
 export interface ContributionRecord {
   address: string
@@ -77,21 +74,20 @@ export const assetKey = (type: AssetType, assetId: string) => `${type}:${assetId
 /** postgres returns timestamptz as Date; the API speaks ISO 8601. */
 export const isoOrNull = (value: Date | null): string | null => (value === null ? null : value.toISOString())
 
-/** A row as postgres returns it, before its timestamp becomes a string. */
-export type AsRead<Row extends { last_transferred_at: string | null }> = Omit<Row, 'last_transferred_at'> & {
-  last_transferred_at: Date | null
+/** The row with its timestamps as the API speaks them (the table's timestamptz columns). */
+export function fromRead<C extends Columns>(t: TableSpec<C>): (row: ReadRowOf<C>) => RowOf<C> {
+  const timestamps = timestampColumnsOf(t)
+  return (row) => {
+    const out: Record<string, unknown> = { ...row }
+    for (const c of timestamps) out[c] = isoOrNull(out[c] as Date | null)
+    return out as RowOf<C>
+  }
 }
 
-/** The row with its timestamp as the API speaks it. */
-export const fromRead = <Row extends { last_transferred_at: string | null }>(row: AsRead<Row>): Row =>
-  ({ ...row, last_transferred_at: isoOrNull(row.last_transferred_at) }) as Row
+/** The parcels' columns as the service reads them. */
+export const parcelColumns = (sql: Queryable) => selectList(sql, parcels)
 
-export const parcelColumns = (sql: Queryable) => sql`
-  x, y, owner, district_id::text as district_id, estate_id, data_version, name, description, ipns,
-  auction_price, auction_owner, last_transferred_at`
+export const estateColumns = (sql: Queryable) => selectList(sql, estates)
 
 /** bigint columns come back as numbers (all of them are far below 2^53). */
-export const publicationColumns = (sql: Queryable) => sql`
-  tx_hash, tx_status, owner, price, status, buyer, contract_id, block_number::float8 as block_number,
-  expires_at::float8 as expires_at, block_time_created_at::float8 as block_time_created_at,
-  block_time_updated_at::float8 as block_time_updated_at, type, asset_id, marketplace_id`
+export const publicationColumns = (sql: Queryable) => selectList(sql, publications)

@@ -1,19 +1,11 @@
-import { HINT } from '@genesis/common'
-import { Type } from '@sinclair/typebox'
+import { GRID_MAX, GRID_MIN } from '@genesis/wire/land'
 import { invalidCoordinate } from '../errors.js'
-import { type Cell, GRID_MAX, GRID_MIN } from './geometry.js'
+import type { Cell } from './geometry.js'
 
 /** A parsed `x,y`: a cell of the grid. */
 export type Coordinate = Cell
 
 const COORDINATE = /^(-?\d+),(-?\d+)$/
-
-export const CoordinateString = Type.String({
-  pattern: '^-?\\d{1,3},-?\\d{1,3}$',
-  description: `x,y with integers from ${GRID_MIN} to ${GRID_MAX}`,
-  examples: ['0,0', '-45,102'],
-  [HINT]: `expected x,y with integers from ${GRID_MIN} to ${GRID_MAX}`,
-})
 
 const isInGrid = (n: number) => Number.isInteger(n) && n >= GRID_MIN && n <= GRID_MAX
 

@@ -3,8 +3,9 @@
  * index = (y + 150) * 301 + (x + 150).
  */
 
-export const GRID_MIN = -150
-export const GRID_MAX = 150
+import { GRID_MAX, GRID_MIN } from '@genesis/wire/land'
+
+export { GRID_MAX, GRID_MIN }
 export const GRID_SIZE = 301 // x, y in -150..150
 export const CELL_COUNT = GRID_SIZE * GRID_SIZE
 

@@ -1,24 +1,18 @@
+import { decodeTokenId } from '@genesis/contracts/land'
 import { type Cell, GRID_MAX, GRID_MIN } from './geometry.js'
 
 /*
- * The LAND registry's token id, the one codec of the service (the indexer, the atlas answers and the chain
- * demo all use it): x as int128 in the high 128 bits, y as int128 in the low 128 bits, two's complement.
+ * The LAND registry's token ids as the service meets them: the codec itself is @genesis/contracts' (x as
+ * int128 in the high 128 bits, y in the low ones); what is the service's own is which ids name a parcel of
+ * the grid, and how an id travels in a URL.
  */
 
-const HALF = 128n
-const LOW_MASK = (1n << HALF) - 1n
 const UINT256_MAX = (1n << 256n) - 1n
 
-/** The token id of the parcel at x, y. */
-export function encodeTokenId(x: number, y: number): bigint {
-  return (BigInt.asUintN(128, BigInt(x)) << HALF) | BigInt.asUintN(128, BigInt(y))
-}
-
 /** The parcel a LAND token id stands for, or undefined when it falls outside the grid (or is no uint256). */
-export function decodeTokenId(id: bigint): Cell | undefined {
+export function parcelOfTokenId(id: bigint): Cell | undefined {
   if (id < 0n || id > UINT256_MAX) return undefined
-  const x = BigInt.asIntN(128, id >> HALF)
-  const y = BigInt.asIntN(128, id & LOW_MASK)
+  const { x, y } = decodeTokenId(id)
   const inGrid = (n: bigint) => n >= BigInt(GRID_MIN) && n <= BigInt(GRID_MAX)
   return inGrid(x) && inGrid(y) ? { x: Number(x), y: Number(y) } : undefined
 }

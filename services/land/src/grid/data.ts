@@ -1,3 +1,4 @@
+import type { District, ParcelTags } from '@genesis/wire/land'
 import {
   blankParcel,
   type DistrictRecord,
@@ -8,7 +9,6 @@ import {
 import { PLAZA_DISTRICT_ID, ROAD_DISTRICT_ID } from '../domain/constants.js'
 import { CELL_COUNT, cellIndex, GRID_MAX, GRID_MIN, GRID_SIZE } from '../domain/geometry.js'
 import { TILE_DISTRICT, TILE_OWNED, TILE_PLAZA, TILE_ROAD, TILE_UNOWNED } from '../domain/tiles.js'
-import type { District, ParcelTags } from '../schemas/resources.js'
 import { computeProximityTags, type ProximitySource } from './proximity.js'
 
 /** What one read of the database gives the index; immutable once built. */

@@ -1,6 +1,6 @@
+import type { ParcelTags } from '@genesis/wire/land'
 import { PROXIMITY_MAX_DISTANCE } from '../domain/constants.js'
 import { CELL_COUNT, GRID_SIZE } from '../domain/geometry.js'
-import type { ParcelTags } from '../schemas/resources.js'
 
 export interface ProximitySource {
   /** The tag name, e.g. `road` or `plaza`. */

@@ -1,5 +1,5 @@
+import type { Estate, Parcel, ParcelTags } from '@genesis/wire/land'
 import type { EstateRecord, ParcelRecord, PublicationRecord } from '../db/rows.js'
-import type { Estate, Parcel, ParcelTags } from '../schemas/resources.js'
 
 /** The API shape of a parcel (README "Shapes"), keys in a fixed order. */
 export function toParcel(

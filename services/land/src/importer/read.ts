@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { basename, extname, join } from 'node:path'
-import { IMPORT_KINDS, type ImportKind } from '../schemas/import.js'
+import { IMPORT_KINDS, type ImportKind } from '@genesis/wire/land'
 import { elementLines, lineAt } from './json-lines.js'
 
 /** One record read from a file, before validation. */

@@ -9,7 +9,7 @@ import type {
 } from '../db/rows.js'
 import { parseCoordinate } from '../domain/coordinates.js'
 import type { Cell } from '../domain/geometry.js'
-import '../schemas/formats.js'
+import '@genesis/wire/formats'
 import {
   type ContributionImport,
   type DistrictImport,
@@ -18,7 +18,7 @@ import {
   importSchemas,
   type ParcelImport,
   type PublicationImport,
-} from '../schemas/import.js'
+} from '@genesis/wire/land'
 import type { ImportProblem, RawRow } from './read.js'
 
 /** An estate or a district to write; `parcels`, when given, are exactly its members. */

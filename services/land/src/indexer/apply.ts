@@ -22,8 +22,9 @@ export async function applyEvents(
   if (events.length === 0) return []
   const want = new RowKeys()
   for (const { event, txHash } of events) handlerOf(event).keys(event, want, { txHash, contracts })
-  const { rows, now } = await loadChainRows(q, want.keys())
-  const db = new BatchStore(rows, now)
+  const keys = want.keys()
+  const { rows, now } = await loadChainRows(q, keys)
+  const db = new BatchStore(rows, keys, now)
   const skipped: SkipReason[] = []
   for (const { event, ...where } of events) {
     db.at(where.block, where.block > floor)

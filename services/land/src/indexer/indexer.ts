@@ -246,7 +246,7 @@ export class ChainIndexer {
           fromBlock,
           toBlock,
           address: [contracts.land, contracts.estates, contracts.marketplace],
-          topics: [Object.values(TOPICS)],
+          topics: [TOPICS],
         }),
       (range, err) =>
         logger.info(

@@ -1,5 +1,15 @@
-import type { ChainRows, OrderRow, Stamped, UndoImage, UndoTable } from '../db/chain-writes.js'
-import type { EstateRow, ParcelRecord, PublicationRecord } from '../db/rows.js'
+import type { ChainKeys, ChainRows, OrderRow, Stamped, UndoImage, UndoTable } from '../db/chain-writes.js'
+import {
+  type EstateRow,
+  estates,
+  orders,
+  type ParcelRow,
+  type PublicationRow,
+  parcels,
+  publications,
+  type TableShape,
+} from '../db/tables.js'
+import { rowNotLoaded } from '../errors.js'
 
 /**
  * The undo log of a batch. Before the first write to a row in an undoable block, the row's image at that
@@ -30,13 +40,17 @@ class Journal {
 /** A row without the write time, which the table stamps itself. */
 type Fresh<Row> = Omit<Row, 'updated_at'>
 
+/** The rows of a table the batch's events named (see RowKeys): what a handler may read or write. */
+interface Asked {
+  /** Rows by id (loaded if they exist). */
+  ids: ReadonlySet<string>
+  /** Groups whose every row was loaded. */
+  groups?: ReadonlySet<string>
+}
+
 interface TableOptions<Row> {
-  /** The table's name in the undo log. */
-  name: UndoTable
-  /** The row's key in memory. */
-  id(row: Fresh<Row>): string
-  /** The row's key as the undo log restores it (its primary key columns). */
-  key(row: Fresh<Row>): UndoImage['key']
+  /** The table's descriptor: its name in the undo log, and the key columns an image is restored by. */
+  table: TableShape
   /** A secondary index: rows by this value (null: not indexed). */
   group?(row: Fresh<Row>): string | null
   /** The write time every written row gets (tables with `updated_at`), as to_jsonb writes it. */
@@ -45,7 +59,9 @@ interface TableOptions<Row> {
 
 /**
  * One land table's rows of a batch: loaded once, then written event by event. `put` keeps the undo image,
- * stamps the write time and marks the row for writing back.
+ * stamps the write time and marks the row for writing back. A row the events did not name was not loaded,
+ * so reading or writing it throws RowNotLoaded: it would otherwise look absent (and a write of it be undone
+ * as the creation of a row that already existed).
  */
 export class Table<Row extends object> {
   private readonly rows = new Map<string, Row>()
@@ -56,31 +72,44 @@ export class Table<Row extends object> {
     private readonly journal: Journal,
     private readonly options: TableOptions<Row>,
     loaded: readonly Row[],
+    private readonly asked: Asked,
   ) {
     for (const row of loaded) this.place(row)
   }
 
+  /** The row, or undefined when it does not exist. */
   get(id: string): Row | undefined {
-    return this.rows.get(id)
+    const row = this.rows.get(id)
+    if (!row && !this.asked.ids.has(id)) throw rowNotLoaded(this.options.table.name, id)
+    return row
+  }
+
+  /** A row that exists (a parcel of the grid). */
+  row(id: string): Row {
+    const row = this.get(id)
+    if (!row) throw rowNotLoaded(this.options.table.name, id)
+    return row
   }
 
   /** The rows whose group is `value` (of the rows loaded or written). */
   inGroup(value: string): Row[] {
-    return [...(this.groups.get(value) ?? [])].map((id) => this.rows.get(id)!)
+    if (!this.asked.groups?.has(value)) throw rowNotLoaded(this.options.table.name, `group ${value}`)
+    return [...(this.groups.get(value) ?? [])].flatMap((id) => this.rows.get(id) ?? [])
   }
 
   /** Writes a row: a new one, or the next version of one. */
   put(row: Fresh<Row>): void {
-    const { name, id, key, stamp } = this.options
-    const rowId = id(row)
-    this.journal.record(name, key(row), rowId, this.rows.get(rowId) ?? null)
+    const { table, stamp } = this.options
+    const rowId = idOf(table, row)
+    const before = this.get(rowId) ?? null
+    this.journal.record(table.name, keyOf(table, row), rowId, before)
     this.place((stamp === undefined ? row : { ...row, updated_at: stamp }) as Row)
     this.changed.add(rowId)
   }
 
   /** Changes some columns of a row that exists; false when there is none. */
   update(rowId: string, change: Partial<Fresh<Row>>): boolean {
-    const row = this.rows.get(rowId)
+    const row = this.get(rowId)
     if (!row) return false
     this.put({ ...row, ...change })
     return true
@@ -88,12 +117,12 @@ export class Table<Row extends object> {
 
   /** The rows written, as they stand now. */
   written(): Row[] {
-    return [...this.changed].map((rowId) => this.rows.get(rowId)!)
+    return [...this.changed].flatMap((rowId) => this.rows.get(rowId) ?? [])
   }
 
   private place(row: Row): void {
-    const { id, group } = this.options
-    const rowId = id(row)
+    const { table, group } = this.options
+    const rowId = idOf(table, row)
     if (group) {
       const before = this.rows.get(rowId)
       const from = before ? group(before) : null
@@ -110,6 +139,15 @@ export class Table<Row extends object> {
   }
 }
 
+/** A row's key columns, as the undo log restores it by. */
+const keyOf = (table: TableShape, row: object): UndoImage['key'] => {
+  const values = row as Record<string, string | number>
+  return Object.fromEntries(table.key.map((k) => [k, values[k]!]))
+}
+
+/** A row's id in memory: its key's values, comma-separated (`x,y` for a parcel). */
+const idOf = (table: TableShape, row: object): string => Object.values(keyOf(table, row)).join(',')
+
 export const cellKey = (x: number, y: number) => `${x},${y}`
 export const assetGroup = (type: string, assetId: string) => `${type}|${assetId}`
 
@@ -121,50 +159,47 @@ export const assetGroup = (type: string, assetId: string) => `${type}|${assetId}
 export class BatchStore {
   private readonly journal = new Journal()
   /** Every parcel of the grid the batch names, by `x,y`; grouped by estate id. */
-  readonly parcels: Table<Stamped<ParcelRecord>>
+  readonly parcels: Table<Stamped<ParcelRow>>
   /** Estates by id. */
   readonly estates: Table<Stamped<EstateRow>>
   /** Publications by transaction hash. */
-  readonly publications: Table<Stamped<PublicationRecord>>
+  readonly publications: Table<Stamped<PublicationRow>>
   /** Marketplace orders by id; grouped by asset (`type|asset_id`). */
   readonly orders: Table<OrderRow>
 
   constructor(
     rows: ChainRows,
+    /** The rows the events named (what `rows` were loaded for). */
+    keys: ChainKeys,
     /** The transaction's now(), as to_jsonb writes it: the `updated_at` of every row written. */
     now: string,
   ) {
     const journal = this.journal
     this.parcels = new Table(
       journal,
-      {
-        name: 'parcels',
-        id: (p) => cellKey(p.x, p.y),
-        key: (p) => ({ x: p.x, y: p.y }),
-        group: (p) => p.estate_id,
-        stamp: now,
-      },
+      { table: parcels, group: (p) => p.estate_id, stamp: now },
       rows.parcels,
+      {
+        ids: new Set(keys.cells.map((c) => cellKey(c.x, c.y))),
+        groups: new Set(keys.transferredEstates),
+      },
     )
-    this.estates = new Table(
-      journal,
-      { name: 'estates', id: (e) => e.id, key: (e) => ({ id: e.id }), stamp: now },
-      rows.estates,
-    )
-    this.publications = new Table(
-      journal,
-      { name: 'publications', id: (p) => p.tx_hash, key: (p) => ({ tx_hash: p.tx_hash }), stamp: now },
-      rows.publications,
-    )
+    this.estates = new Table(journal, { table: estates, stamp: now }, rows.estates, {
+      ids: new Set(keys.estates),
+    })
+    // an order's publication is loaded with the order
+    const orderTxHashes = rows.land_chain_orders.map((o) => o.tx_hash)
+    this.publications = new Table(journal, { table: publications, stamp: now }, rows.publications, {
+      ids: new Set([...keys.txHashes, ...orderTxHashes]),
+    })
     this.orders = new Table(
       journal,
+      { table: orders, group: (o) => assetGroup(o.type, o.asset_id) },
+      rows.land_chain_orders,
       {
-        name: 'land_chain_orders',
-        id: (o) => o.order_id,
-        key: (o) => ({ order_id: o.order_id }),
-        group: (o) => assetGroup(o.type, o.asset_id),
+        ids: new Set(keys.orderIds),
+        groups: new Set(keys.assets.map((a) => assetGroup(a.type, a.assetId))),
       },
-      rows.orders,
     )
   }
 
@@ -179,7 +214,7 @@ export class BatchStore {
       parcels: this.parcels.written(),
       estates: this.estates.written(),
       publications: this.publications.written(),
-      orders: this.orders.written(),
+      land_chain_orders: this.orders.written(),
       undo: this.journal.images,
     }
   }

@@ -1,11 +1,16 @@
 import { errorResponses, type RoutePlugin } from '@genesis/common'
+import {
+  AddressParams,
+  ContributionsEnvelope,
+  EstateListEnvelope,
+  PagingQuery,
+  ParcelListEnvelope,
+} from '@genesis/wire/land'
 import type { Context } from '../context.js'
 import { contributionsOf } from '../db/contributions.js'
 import { assetsOwnedBy } from '../db/listings.js'
 import { estatesFromDatabase, parcelsFromDatabase } from '../grid/hydrate.js'
-import { AddressParams, PagingQuery } from '../schemas/queries.js'
-import { ContributionsEnvelope, EstateListEnvelope, ParcelListEnvelope } from '../schemas/resources.js'
-import { NO_BODY, sendData } from './send.js'
+import { sendData } from './send.js'
 
 /** The address a route names, as the database keeps owners (lower case). */
 const ownerOf = (params: { address: string }) => params.address.toLowerCase()
@@ -15,7 +20,6 @@ export const addressRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
   app.get(
     '/addresses/:address/contributions',
     {
-      ...NO_BODY,
       schema: {
         summary: 'LAND the address contributed to districts',
         tags: ['addresses', 'districts'],
@@ -29,7 +33,6 @@ export const addressRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
   app.get(
     '/addresses/:address/parcels',
     {
-      ...NO_BODY,
       schema: {
         summary: 'Parcels the address owns (those inside its estates included), by x then y',
         tags: ['addresses', 'parcels'],
@@ -49,7 +52,6 @@ export const addressRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
   app.get(
     '/addresses/:address/estates',
     {
-      ...NO_BODY,
       schema: {
         summary: 'Estates the address owns, by id',
         tags: ['addresses', 'estates'],

@@ -1,6 +1,6 @@
 import { errorResponses, type RoutePlugin } from '@genesis/common'
+import { DistrictsEnvelope } from '@genesis/wire/land'
 import type { Context } from '../context.js'
-import { DistrictsEnvelope } from '../schemas/resources.js'
 import { SELF_ENCODED, sendCached } from './send.js'
 
 export const districtRoutes: RoutePlugin<Context> = async (app, { ctx }) => {

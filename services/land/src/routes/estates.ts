@@ -1,17 +1,15 @@
 import { errorResponses, type RoutePlugin } from '@genesis/common'
+import { EstateListEnvelope, ListQuery } from '@genesis/wire/land'
 import type { Context } from '../context.js'
 import { listAssetIds } from '../db/listings.js'
 import { estatesFromDatabase } from '../grid/hydrate.js'
-import { ListQuery } from '../schemas/queries.js'
-import { EstateListEnvelope } from '../schemas/resources.js'
-import { NO_BODY, sendData } from './send.js'
+import { sendData } from './send.js'
 
 export const estateRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
   const { sql } = ctx
   app.get(
     '/estates',
     {
-      ...NO_BODY,
       schema: {
         summary: 'Estates with a publication in a status, sorted and paginated',
         tags: ['estates'],

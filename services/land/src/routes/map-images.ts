@@ -1,4 +1,12 @@
 import { errorResponses, type RoutePlugin } from '@genesis/common'
+import {
+  EstateImageParams,
+  IMAGE_DEFAULTS,
+  ImageQuery,
+  MapImageQuery,
+  ParcelImageParams,
+  PngResponse,
+} from '@genesis/wire/land'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Context } from '../context.js'
 import { parseCoordinate, parseCoordinateList } from '../domain/coordinates.js'
@@ -7,14 +15,6 @@ import { estateEmpty, estateNotFound } from '../errors.js'
 import type { MapImageRequest } from '../render/draw.js'
 import { matchesIfNoneMatch } from '../render/etag.js'
 import { normaliseSelection } from '../render/image-renderer.js'
-import {
-  EstateImageParams,
-  IMAGE_DEFAULTS,
-  ImageQuery,
-  MapImageQuery,
-  ParcelImageParams,
-  PngResponse,
-} from '../schemas/images.js'
 import { answerPng } from './png.js'
 import { SELF_ENCODED } from './send.js'
 

@@ -1,9 +1,8 @@
 import { errorResponses, type RoutePlugin } from '@genesis/common'
+import { MapEnvelope, MapQuery } from '@genesis/wire/land'
 import { type Context, LARGE_ANSWER_CELLS } from '../context.js'
 import { parseCoordinate } from '../domain/coordinates.js'
 import { cellsOf } from '../grid/json-rows.js'
-import { MapQuery } from '../schemas/queries.js'
-import { MapEnvelope } from '../schemas/resources.js'
 import { SELF_ENCODED, sendLarge } from './send.js'
 
 export const mapRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
@@ -31,6 +30,7 @@ export const mapRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
       }
       const view = grid.current()
       return sendLarge(request, reply, {
+        key: `map:${view.version}:${rect.minX},${rect.minY},${rect.maxX},${rect.maxY}`,
         existing: () => view.existingMapBody(rect),
         build: () => view.mapBody(rect),
         large: cellsOf(rect) > LARGE_ANSWER_CELLS,

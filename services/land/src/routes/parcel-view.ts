@@ -1,10 +1,9 @@
 import { errorResponses, type RoutePlugin } from '@genesis/common'
+import { NotModified, PngResponse } from '@genesis/wire/land'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { ParcelView } from '../atlas/parcel-view.js'
 import type { Context } from '../context.js'
-import { NotModified } from '../schemas/atlas.js'
-import { PngResponse } from '../schemas/images.js'
-import { NO_BODY } from './send.js'
+import { SELF_ENCODED } from './send.js'
 import { notModified } from './validators.js'
 
 /** Drawn once per grid version: an hour of a client's cache would show old owners, a minute does not. */
@@ -38,7 +37,8 @@ export const parcelViewRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
     app.get(
       path,
       {
-        ...NO_BODY,
+        // PNG is compressed already: the kit's compression would only look at it and pass.
+        ...SELF_ENCODED,
         schema: {
           tags: ['atlas'],
           summary,

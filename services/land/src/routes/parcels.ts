@@ -1,18 +1,23 @@
 import { errorResponses, type RoutePlugin } from '@genesis/common'
+import {
+  ListQuery,
+  ParcelEnvelope,
+  ParcelListEnvelope,
+  ParcelParams,
+  ParcelPublicationsQuery,
+  PublicationsEnvelope,
+} from '@genesis/wire/land'
 import type { Context } from '../context.js'
 import { listAssetIds } from '../db/listings.js'
 import { publicationsOfParcel } from '../db/publications.js'
 import { parcelsFromDatabase } from '../grid/hydrate.js'
-import { ListQuery, ParcelParams, ParcelPublicationsQuery } from '../schemas/queries.js'
-import { ParcelEnvelope, ParcelListEnvelope, PublicationsEnvelope } from '../schemas/resources.js'
-import { NO_BODY, SELF_ENCODED, sendData, sendJson } from './send.js'
+import { SELF_ENCODED, sendData, sendJson } from './send.js'
 
 export const parcelRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
   const { sql, grid } = ctx
   app.get(
     '/parcels',
     {
-      ...NO_BODY,
       schema: {
         summary: 'Parcels with a publication in a status, sorted and paginated',
         tags: ['parcels'],
@@ -49,7 +54,6 @@ export const parcelRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
   app.get(
     '/parcels/:x/:y/publications',
     {
-      ...NO_BODY,
       schema: {
         summary: "The parcel's publications, newest first",
         tags: ['parcels', 'publications'],

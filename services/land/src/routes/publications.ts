@@ -1,17 +1,15 @@
 import { errorResponses, type RoutePlugin } from '@genesis/common'
+import { PublicationEnvelope, TxHashParams } from '@genesis/wire/land'
 import type { Context } from '../context.js'
 import { publicationByTxHash } from '../db/publications.js'
 import { publicationNotFound } from '../errors.js'
-import { TxHashParams } from '../schemas/queries.js'
-import { PublicationEnvelope } from '../schemas/resources.js'
-import { NO_BODY, sendData } from './send.js'
+import { sendData } from './send.js'
 
 export const publicationRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
   const { sql } = ctx
   app.get(
     '/publications/:txHash',
     {
-      ...NO_BODY,
       schema: {
         summary: 'The publication with this transaction hash',
         tags: ['publications'],

@@ -5,12 +5,12 @@ import { type CachedBody, type Encoding, negotiateEncoding } from '../grid/map-b
 export const JSON_TYPE = 'application/json; charset=utf-8'
 
 /**
- * Route options for @fastify/compress (its types are not in this package): land routes take no bodies,
- * so no decompression; routes that send bodies compressed once in advance (or too small to compress)
- * skip the kit's per-request compression as well.
+ * Route options for @fastify/compress (its types are not in this package): routes that send bodies
+ * compressed once in advance, binary (PNG) or too small to compress skip the kit's per-request
+ * compression hooks, which would only look at each answer and pass. (No GET route decompresses: the kit
+ * sees to that.)
  */
-export const NO_BODY = { decompress: false } as object
-export const SELF_ENCODED = { compress: false, decompress: false } as object
+export const SELF_ENCODED = { compress: false } as object
 
 /** Sends JSON that is already serialised (Fastify passes a string with a JSON content type as is). */
 export const sendJson = (reply: FastifyReply, json: string | Buffer) => reply.type(JSON_TYPE).send(json)
@@ -42,6 +42,11 @@ export function sendCached(request: FastifyRequest, reply: FastifyReply, body: C
 }
 
 export interface LargeAnswer {
+  /**
+   * Names the answer and its data version: concurrent requests for the same answer in the same encoding
+   * share one piece of work (one admission turn), instead of each queueing for a turn of its own.
+   */
+  key: string
   /** The answer if it is made (or being made by another request) already. */
   existing: () => CachedBody | Promise<CachedBody> | undefined
   /** Makes it (the builders share concurrent builds of one answer). */
@@ -59,17 +64,32 @@ export interface LargeAnswer {
  */
 export async function sendLarge(request: FastifyRequest, reply: FastifyReply, answer: LargeAnswer) {
   const made = await answer.existing()
-  const ready = made !== undefined && isReady(request, made)
+  const body = made !== undefined && isReady(request, made) ? made : await shared(request, answer, made)
+  sendCached(request, reply, body)
+  // Tells Fastify the answer is sent here (after the compression, when there is one).
+  return reply
+}
+
+/** Work under way, by answer and encoding: a second request for it waits for the same result. */
+const underWay = new Map<string, Promise<CachedBody>>()
+
+function shared(
+  request: FastifyRequest,
+  answer: LargeAnswer,
+  made: CachedBody | undefined,
+): Promise<CachedBody> {
+  const id = `${answer.key}|${negotiateEncoding(request.headers['accept-encoding'])}`
+  const pending = underWay.get(id)
+  if (pending) return pending
   const work = async () => {
     const built = made ?? (await answer.build())
     const encoding = encodingFor(request, built)
     if (encoding !== 'identity') await built.encoded(encoding)
     return built
   }
-  const body = ready ? made : answer.large ? await answer.admission.run(work) : await work()
-  sendCached(request, reply, body)
-  // Tells Fastify the answer is sent here (after the compression, when there is one).
-  return reply
+  const started = (answer.large ? answer.admission.run(work) : work()).finally(() => underWay.delete(id))
+  underWay.set(id, started)
+  return started
 }
 
 /** Sending it needs no work: uncompressed, or its compressed form is made (or being made). */

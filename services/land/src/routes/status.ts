@@ -1,13 +1,16 @@
 import { errorResponses, ok, type RoutePlugin } from '@genesis/common'
+import { type ChainStatus, ChainStatusEnvelope } from '@genesis/wire/land'
 import type { Context } from '../context.js'
 import { lagOf, readCursor } from '../db/chain-state.js'
-import { type ChainStatus, ChainStatusEnvelope } from '../schemas/status.js'
 
 /** GET /status: the source of the data and, when following a chain, the last indexed block and the lag. */
 export const statusRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
   app.get(
     '/status',
     {
+      // Every open explorer asks every 2 s: like the health probes, its answers are not worth a log line
+      // each (a failure still is).
+      logLevel: 'warn',
       schema: {
         summary: 'Where the data comes from and how current it is',
         tags: ['status'],

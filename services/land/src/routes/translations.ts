@@ -1,9 +1,8 @@
 import { errorResponses, okJson, type RoutePlugin } from '@genesis/common'
+import { LocaleParams, TranslationsEnvelope } from '@genesis/wire/land'
 import type { Context } from '../context.js'
 import { localeNotFound } from '../errors.js'
 import { CachedBody } from '../grid/map-body.js'
-import { LocaleParams } from '../schemas/queries.js'
-import { TranslationsEnvelope } from '../schemas/resources.js'
 import { LOCALES, type Locale, resolveLocale } from '../translations/index.js'
 import { SELF_ENCODED, sendCached } from './send.js'
 

@@ -12,6 +12,13 @@ export const digest = (...parts: Array<string | Buffer>) => {
   return hash.digest('base64url').slice(0, 20)
 }
 
+/** An HTTP date, made once per distinct time: a data version's time is sent with every answer of it. */
+let lastDate = { ms: Number.NaN, text: '' }
+const httpDate = (ms: number): string => {
+  if (ms !== lastDate.ms) lastDate = { ms, text: new Date(ms).toUTCString() }
+  return lastDate.text
+}
+
 /**
  * Sets ETag, Last-Modified (when known) and Cache-Control (atlas-server's unless given); true when the
  * client already holds this answer. If-None-Match wins over If-Modified-Since when both are sent (RFC 9110).
@@ -23,7 +30,7 @@ export function notModified(
 ): boolean {
   const { etag, lastModified } = validators
   reply.header('etag', etag).header('cache-control', validators.cacheControl ?? ATLAS_CACHE_CONTROL)
-  if (lastModified !== undefined) reply.header('last-modified', new Date(lastModified).toUTCString())
+  if (lastModified !== undefined) reply.header('last-modified', httpDate(lastModified))
   const ifNoneMatch = request.headers['if-none-match']
   if (ifNoneMatch !== undefined) return matchesIfNoneMatch(ifNoneMatch, etag)
   const ifModifiedSince = request.headers['if-modified-since']

@@ -4,9 +4,8 @@ import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chainTestsSkipReason } from '@genesis/contracts'
+import type { ChainStatus, Parcel } from '@genesis/wire/land'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Parcel } from '../../src/schemas/resources.js'
-import type { ChainStatus } from '../../src/schemas/status.js'
 import { chainEnv, startWorld, type World, within } from './helpers.js'
 
 const skip = chainTestsSkipReason()

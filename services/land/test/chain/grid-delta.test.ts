@@ -1,11 +1,11 @@
 import type { TestDatabase } from '@genesis/common/testing'
 import { chainTestsSkipReason } from '@genesis/contracts'
+import type { Parcel } from '@genesis/wire/land'
 import { parseEther } from 'ethers'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { GRID_MAX, GRID_MIN } from '../../src/domain/geometry.js'
 import { GridIndex } from '../../src/grid/grid-index.js'
 import { WHOLE_GRID } from '../../src/grid/view.js'
-import type { Parcel } from '../../src/schemas/resources.js'
 import {
   chainEnv,
   cursorBlock,

@@ -1,9 +1,8 @@
 import { providerRefusals, startRpcProxy, startTcpProxy } from '@genesis/common/testing'
 import { chainTestsSkipReason } from '@genesis/contracts'
+import type { ChainStatus, Parcel } from '@genesis/wire/land'
 import { parseEther } from 'ethers'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
-import type { Parcel } from '../../src/schemas/resources.js'
-import type { ChainStatus } from '../../src/schemas/status.js'
 import {
   chainEnv,
   cursorBlock,

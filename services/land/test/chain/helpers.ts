@@ -12,11 +12,12 @@ import type { Contract, JsonRpcProvider, Wallet } from 'ethers'
 import { buildApp } from '../../src/app.js'
 import { type Config, loadConfig } from '../../src/config.js'
 import { createGridIndex } from '../../src/context.js'
+import { columnsOf, estates, orders, parcels, publications, type TableShape } from '../../src/db/tables.js'
 import type { GridIndex } from '../../src/grid/grid-index.js'
 import { indexerFromConfig } from '../../src/indexer/from-config.js'
 import type { BatchReport, ChainIndexer } from '../../src/indexer/indexer.js'
 import { migrationsDir } from '../../src/paths.js'
-import '../../src/schemas/formats.js'
+import '@genesis/wire/formats'
 import type { App } from '@genesis/common'
 
 /** A local chain with the land contracts and a few funded people. */
@@ -160,20 +161,21 @@ export async function startReplica(
   }
 }
 
-/** Every row the indexer writes, without the write-time stamps: two databases compare equal when these do. */
+/**
+ * Every row the indexer writes, every column its table's descriptor names (the write-time stamps aside), in
+ * key order: two databases compare equal when these do.
+ */
 export async function indexedRows(sql: Sql) {
-  const parcels = await sql`
-    select x, y, owner, estate_id, data_version, name, description, ipns, last_transferred_at
-    from parcels order by x, y`
-  const estates = await sql`
-    select id, owner, name, description, district_id, tx_hash, last_transferred_at from estates order by id`
-  const publications = await sql`
-    select tx_hash, tx_status, owner, price, status, buyer, contract_id, block_number, expires_at,
-      block_time_created_at, block_time_updated_at, type, asset_id, marketplace_id
-    from publications order by tx_hash`
-  const orders = await sql`select * from land_chain_orders order by order_id`
+  const rowsOf = (t: TableShape) =>
+    sql`select ${sql(columnsOf(t))} from ${sql(t.name)} order by ${sql([...t.key])}`
   const [cursor] = await sql`select block_number, block_hash, block_time from land_chain_cursor`
-  return { parcels, estates, publications, orders, cursor }
+  return {
+    parcels: await rowsOf(parcels),
+    estates: await rowsOf(estates),
+    publications: await rowsOf(publications),
+    orders: await rowsOf(orders),
+    cursor,
+  }
 }
 
 /** Polls until the condition holds or `ms` pass. */

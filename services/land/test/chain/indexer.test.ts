@@ -1,10 +1,9 @@
 import type { TestDatabase } from '@genesis/common/testing'
 import { chainTestsSkipReason, deploy } from '@genesis/contracts'
+import type { ChainStatus, Estate, Parcel, Publication } from '@genesis/wire/land'
 import { createCanvas, loadImage } from '@napi-rs/canvas'
 import { AbiCoder, type Contract, id, parseEther } from 'ethers'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Estate, Parcel, Publication } from '../../src/schemas/resources.js'
-import type { ChainStatus } from '../../src/schemas/status.js'
 import {
   chainEnv,
   freshDatabase,

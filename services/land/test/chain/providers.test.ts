@@ -4,9 +4,9 @@
 // gone: a provider behind the others is not a reorganisation.
 import { startRpcProxy, startTcpProxy } from '@genesis/common/testing'
 import { chainTestsSkipReason } from '@genesis/contracts'
+import type { Parcel } from '@genesis/wire/land'
 import { toQuantity } from 'ethers'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
-import type { Parcel } from '../../src/schemas/resources.js'
 import { chainEnv, cursorBlock, perTest, type Replica, type World, within } from './helpers.js'
 
 const skip = chainTestsSkipReason()

@@ -1,12 +1,13 @@
 import { readLandData } from '../../domain/land-data.js'
 import { cellKey } from '../store.js'
-import { type EventOf, type Handler, holder, isoTime, parcelKey, type RowKeys } from './handler.js'
+import { type Handler, holder, isoTime, parcelKey, type RowKeys } from './handler.js'
 
 /**
  * Estate `Transfer`: the estate's owner (the row is made on the mint, before its `CreateEstate`), and the
  * owner each of its parcels shows.
  */
-export const EstateTransfer: Handler<EventOf<'EstateTransfer'>> = {
+export const EstateTransfer: Handler<{ from: string; to: string; estateId: bigint }> = {
+  decode: (args) => ({ from: args.address('from'), to: args.address('to'), estateId: args.uint('assetId') }),
   keys(event, want) {
     want.estate(event.estateId)
     want.estateParcels(event.estateId)
@@ -33,7 +34,12 @@ export const EstateTransfer: Handler<EventOf<'EstateTransfer'>> = {
 }
 
 /** `CreateEstate`: owner, name, description and the creating transaction. */
-export const CreateEstate: Handler<EventOf<'CreateEstate'>> = {
+export const CreateEstate: Handler<{ owner: string; estateId: bigint; data: Uint8Array }> = {
+  decode: (args) => ({
+    owner: args.address('_owner'),
+    estateId: args.uint('_estateId'),
+    data: args.bytes('_data'),
+  }),
   keys: (event, want) => want.estate(event.estateId),
   apply(event, ctx) {
     const id = event.estateId.toString()
@@ -57,7 +63,8 @@ export const CreateEstate: Handler<EventOf<'CreateEstate'>> = {
 }
 
 /** Estate `Update`: name and description. */
-export const EstateUpdate: Handler<EventOf<'EstateUpdate'>> = {
+export const EstateUpdate: Handler<{ estateId: bigint; data: Uint8Array }> = {
+  decode: (args) => ({ estateId: args.uint('_assetId'), data: args.bytes('_data') }),
   keys: (event, want) => want.estate(event.estateId),
   apply(event, ctx) {
     const data = readLandData(event.data)
@@ -77,7 +84,8 @@ const parcelAndEstate = (event: { tokenId: bigint; estateId: bigint }, want: Row
 }
 
 /** `AddLand`: the parcel joins the estate and shows its owner. */
-export const AddLand: Handler<EventOf<'AddLand'>> = {
+export const AddLand: Handler<{ estateId: bigint; tokenId: bigint }> = {
+  decode: (args) => ({ estateId: args.uint('_estateId'), tokenId: args.uint('_landId') }),
   keys: parcelAndEstate,
   apply(event, ctx) {
     const key = parcelKey(event.tokenId)
@@ -91,12 +99,17 @@ export const AddLand: Handler<EventOf<'AddLand'>> = {
 }
 
 /** `RemoveLand`: the parcel leaves the estate for the destinatary. */
-export const RemoveLand: Handler<EventOf<'RemoveLand'>> = {
+export const RemoveLand: Handler<{ estateId: bigint; tokenId: bigint; destinatary: string }> = {
+  decode: (args) => ({
+    estateId: args.uint('_estateId'),
+    tokenId: args.uint('_landId'),
+    destinatary: args.address('_destinatary'),
+  }),
   keys: parcelAndEstate,
   apply(event, ctx) {
     const key = parcelKey(event.tokenId)
     if (!key) return 'token_outside_grid'
-    if (ctx.db.parcels.get(key)!.estate_id === event.estateId.toString()) {
+    if (ctx.db.parcels.row(key).estate_id === event.estateId.toString()) {
       ctx.db.parcels.update(key, { estate_id: null, owner: event.destinatary })
     }
     return null

@@ -1,8 +1,9 @@
 import type { ChainKeys } from '../../db/chain-writes.js'
 import type { AssetType } from '../../domain/constants.js'
 import type { Cell } from '../../domain/geometry.js'
-import { decodeTokenId } from '../../domain/token-id.js'
-import type { ChainEvent, Contracts, Located } from '../events.js'
+import { parcelOfTokenId } from '../../domain/token-id.js'
+import type { Contracts, EventWhere } from '../events.js'
+import type { LogArgs } from '../log-args.js'
 import { assetGroup, type BatchStore, cellKey } from '../store.js'
 
 /** Why an event was skipped: the label of the skipped-events counter. */
@@ -17,7 +18,7 @@ export type SkipReason =
   | 'undecodable_log'
 
 /** What a handler applies an event with: the batch's rows, and where the event happened. */
-export interface EventContext extends Omit<Located, 'event'> {
+export interface EventContext extends EventWhere {
   db: BatchStore
   contracts: Contracts
 }
@@ -29,20 +30,18 @@ export interface KeyContext {
 }
 
 /**
- * The handler of one kind of event. `keys` names the rows the event can read or change, so that the whole
- * batch's rows are loaded in a few queries before any event is applied; `apply` changes them through the
- * batch's tables (which keep the undo images) and answers null, or why the event was skipped: bad data on
- * chain is counted, never thrown.
+ * The handler of one kind of event (one `Contract:Event` of src/indexer/handlers/index.ts). `decode` makes
+ * the event from the log's arguments, named as in the event's signature; `keys` names the rows the event can
+ * read or change, so that the whole batch's rows are loaded in a few queries before any event is applied
+ * (a row read that was not named throws RowNotLoaded); `apply` changes them through the batch's tables
+ * (which keep the undo images) and answers null, or why the event was skipped: bad data on chain is
+ * counted, never thrown.
  */
-export interface Handler<Event extends ChainEvent> {
+export interface Handler<Event extends object> {
+  decode(args: LogArgs): Event
   keys(event: Event, want: RowKeys, ctx: KeyContext): void
   apply(event: Event, ctx: EventContext): SkipReason | null
 }
-
-export type EventOf<Kind extends ChainEvent['kind']> = Extract<ChainEvent, { kind: Kind }>
-
-/** One handler per event kind, keyed by the kind. */
-export type Handlers = { [Kind in ChainEvent['kind']]: Handler<EventOf<Kind>> }
 
 /** The rows a batch's events name, collected by the handlers' `keys`. */
 export class RowKeys {
@@ -55,7 +54,7 @@ export class RowKeys {
 
   /** The parcel of a LAND token (none outside the grid). */
   parcel(tokenId: bigint): void {
-    const cell = decodeTokenId(tokenId)
+    const cell = parcelOfTokenId(tokenId)
     if (cell) this.cells.set(cellKey(cell.x, cell.y), cell)
   }
 
@@ -101,7 +100,7 @@ export const holder = (address: string): string | null => (address === ZERO_ADDR
 
 /** The key of the parcel a LAND token stands for, or null outside the grid. */
 export function parcelKey(tokenId: bigint): string | null {
-  const cell = decodeTokenId(tokenId)
+  const cell = parcelOfTokenId(tokenId)
   return cell ? cellKey(cell.x, cell.y) : null
 }
 

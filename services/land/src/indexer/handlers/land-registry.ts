@@ -1,5 +1,5 @@
 import { readLandData } from '../../domain/land-data.js'
-import { type EventOf, type Handler, holder, isoTime, parcelKey } from './handler.js'
+import { type Handler, holder, isoTime, parcelKey } from './handler.js'
 
 /**
  * LAND `Transfer`: the parcel's owner and transfer time. Into the estate registry, the chain's owner is the
@@ -7,7 +7,8 @@ import { type EventOf, type Handler, holder, isoTime, parcelKey } from './handle
  * this event depending on the contract's version), one sent there outside any estate shows the registry.
  * Out of the registry, the parcel leaves its estate.
  */
-export const LandTransfer: Handler<EventOf<'LandTransfer'>> = {
+export const LandTransfer: Handler<{ from: string; to: string; tokenId: bigint }> = {
+  decode: (args) => ({ from: args.address('from'), to: args.address('to'), tokenId: args.uint('assetId') }),
   keys: (event, want) => want.parcel(event.tokenId),
   apply(event, ctx) {
     const key = parcelKey(event.tokenId)
@@ -15,7 +16,7 @@ export const LandTransfer: Handler<EventOf<'LandTransfer'>> = {
     const { estates } = ctx.contracts
     const at = isoTime(ctx)
     if (event.to === estates) {
-      const inEstate = ctx.db.parcels.get(key)!.estate_id !== null
+      const inEstate = ctx.db.parcels.row(key).estate_id !== null
       ctx.db.parcels.update(
         key,
         inEstate ? { last_transferred_at: at } : { owner: estates, last_transferred_at: at },
@@ -32,7 +33,8 @@ export const LandTransfer: Handler<EventOf<'LandTransfer'>> = {
 }
 
 /** LAND `Update`: the parcel's data string (name, description, ipns). */
-export const LandUpdate: Handler<EventOf<'LandUpdate'>> = {
+export const LandUpdate: Handler<{ tokenId: bigint; data: Uint8Array }> = {
+  decode: (args) => ({ tokenId: args.uint('assetId'), data: args.bytes('data') }),
   keys: (event, want) => want.parcel(event.tokenId),
   apply(event, ctx) {
     const key = parcelKey(event.tokenId)

@@ -1,9 +1,25 @@
 import type { Stamped } from '../../db/chain-writes.js'
-import type { PublicationRecord } from '../../db/rows.js'
+import type { PublicationRow } from '../../db/tables.js'
 import type { AssetType } from '../../domain/constants.js'
 import type { Contracts } from '../events.js'
+import type { LogArgs } from '../log-args.js'
 import { assetGroup, type BatchStore } from '../store.js'
-import { type EventContext, type EventOf, type Handler, parcelKey, type SkipReason } from './handler.js'
+import { type EventContext, type Handler, parcelKey, type SkipReason } from './handler.js'
+
+/** What every order event says: the order, the asset and its registry, the seller. */
+export interface OrderEvent {
+  orderId: string
+  assetId: bigint
+  seller: string
+  nftAddress: string
+}
+
+const orderOf = (args: LogArgs): OrderEvent => ({
+  orderId: args.bytes32('id'),
+  assetId: args.uint('assetId'),
+  seller: args.address('seller'),
+  nftAddress: args.address('nftAddress'),
+})
 
 /** Wei → MANA (18 decimals), exact to the double nearest. */
 const manaOf = (wei: bigint): number => Number(wei / 10n ** 18n) + Number(wei % 10n ** 18n) / 1e18
@@ -16,7 +32,7 @@ const expiresMs = (value: bigint): number | null => {
 
 /** The asset an order is for (`x,y` for a parcel, the estate id), or why it is skipped. */
 function orderAsset(
-  event: EventOf<'OrderCreated'>,
+  event: OrderEvent,
   contracts: Contracts,
 ): { type: AssetType; assetId: string } | SkipReason {
   if (event.nftAddress === contracts.land) {
@@ -28,7 +44,7 @@ function orderAsset(
 }
 
 /** The open publication an order became, if it is still open. */
-function openPublication(db: BatchStore, orderId: string): Stamped<PublicationRecord> | null {
+function openPublication(db: BatchStore, orderId: string): Stamped<PublicationRow> | null {
   const order = db.orders.get(orderId)
   const publication = order ? db.publications.get(order.tx_hash) : undefined
   return publication?.status === 'open' ? publication : null
@@ -38,7 +54,12 @@ function openPublication(db: BatchStore, orderId: string): Stamped<PublicationRe
  * `OrderCreated`: an open publication keyed by the transaction hash. The marketplace keeps one order per
  * asset, so the asset's earlier open orders are cancelled.
  */
-export const OrderCreated: Handler<EventOf<'OrderCreated'>> = {
+export const OrderCreated: Handler<OrderEvent & { priceInWei: bigint; expiresAt: bigint }> = {
+  decode: (args) => ({
+    ...orderOf(args),
+    priceInWei: args.uint('priceInWei'),
+    expiresAt: args.uint('expiresAt'),
+  }),
   keys(event, want, { txHash, contracts }) {
     want.publication(txHash)
     want.order(event.orderId)
@@ -77,31 +98,29 @@ export const OrderCreated: Handler<EventOf<'OrderCreated'>> = {
   },
 }
 
-/** `OrderSuccessful` and `OrderCancelled`: the order's open publication is sold (with its buyer) or cancelled. */
-function closeOrder(
-  event: EventOf<'OrderSuccessful'> | EventOf<'OrderCancelled'>,
-  ctx: EventContext,
-): SkipReason | null {
+/** `OrderSuccessful` and `OrderCancelled`: the order's open publication is sold (to `buyer`) or cancelled. */
+function closeOrder(event: OrderEvent, ctx: EventContext, buyer: string | null): SkipReason | null {
   const { land, estates } = ctx.contracts
   if (event.nftAddress !== land && event.nftAddress !== estates) return 'order_other_nft'
   const open = openPublication(ctx.db, event.orderId)
   if (!open) return 'unknown_order'
-  const sold = event.kind === 'OrderSuccessful'
   ctx.db.publications.put({
     ...open,
-    status: sold ? 'sold' : 'cancelled',
-    buyer: sold ? event.buyer : null,
+    status: buyer === null ? 'cancelled' : 'sold',
+    buyer,
     block_time_updated_at: ctx.time,
   })
   return null
 }
 
-export const OrderSuccessful: Handler<EventOf<'OrderSuccessful'>> = {
+export const OrderSuccessful: Handler<OrderEvent & { totalPrice: bigint; buyer: string }> = {
+  decode: (args) => ({ ...orderOf(args), totalPrice: args.uint('totalPrice'), buyer: args.address('buyer') }),
   keys: (event, want) => want.order(event.orderId),
-  apply: closeOrder,
+  apply: (event, ctx) => closeOrder(event, ctx, event.buyer),
 }
 
-export const OrderCancelled: Handler<EventOf<'OrderCancelled'>> = {
+export const OrderCancelled: Handler<OrderEvent> = {
+  decode: orderOf,
   keys: (event, want) => want.order(event.orderId),
-  apply: closeOrder,
+  apply: (event, ctx) => closeOrder(event, ctx, null),
 }

@@ -1,15 +1,45 @@
 import { Envelope, errorResponses, type RoutePlugin } from '@genesis/common'
+import {
+  AddressParams,
+  ContributionsEnvelope,
+  District,
+  DistrictsEnvelope,
+  NotModified,
+} from '@genesis/wire/land'
 import { Type } from '@sinclair/typebox'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { AtlasView } from '../../atlas/atlas-view.js'
 import type { Context } from '../../context.js'
 import { contributionsOf } from '../../db/contributions.js'
 import { districtNotFound } from '../../errors.js'
-import { NotModified } from '../../schemas/atlas.js'
-import { AddressParams } from '../../schemas/queries.js'
-import { ContributionsEnvelope, District, DistrictsEnvelope } from '../../schemas/resources.js'
-import { NO_BODY, SELF_ENCODED, sendCached, sendJson } from '../send.js'
+import { SELF_ENCODED, sendCached, sendJson } from '../send.js'
 import { digest, notModified } from '../validators.js'
 
 const tags = ['atlas', 'districts']
+
+/** One district's answer and validator, made once per Atlas view (a view's districts never change). */
+interface DistrictAnswer {
+  etag: string
+  json: string
+}
+const answersOf = new WeakMap<object, Map<string, DistrictAnswer>>()
+
+function districtAnswer(atlas: AtlasView, id: string): DistrictAnswer | undefined {
+  let answers = answersOf.get(atlas)
+  if (!answers) {
+    answers = new Map(
+      atlas.grid.data.districts.map((district) => [
+        district.id,
+        {
+          etag: `W/"${atlas.version}.district.${digest(district.id)}"`,
+          json: `{"ok":true,"data":${JSON.stringify(district)}}`,
+        },
+      ]),
+    )
+    answersOf.set(atlas, answers)
+  }
+  return answers.get(id)
+}
 
 /** The districts and contributions, the same data as the unversioned routes, with validators. */
 export const atlasDistrictRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
@@ -39,10 +69,18 @@ export const atlasDistrictRoutes: RoutePlugin<Context> = async (app, { ctx }) =>
     },
   )
 
+  const answerDistrict = (id: string, request: FastifyRequest, reply: FastifyReply, atlas: AtlasView) => {
+    const answer = districtAnswer(atlas, id.toLowerCase())
+    if (!answer) throw districtNotFound(id)
+    if (notModified(request, reply, { etag: answer.etag, lastModified: atlas.lastModified }))
+      reply.code(304).send(null)
+    else sendJson(reply, answer.json)
+  }
   app.get(
     '/districts/:id',
     {
-      ...NO_BODY,
+      // Under a kilobyte: nothing to compress.
+      ...SELF_ENCODED,
       schema: {
         tags,
         summary: 'One district, as /v2/districts lists it',
@@ -50,22 +88,19 @@ export const atlasDistrictRoutes: RoutePlugin<Context> = async (app, { ctx }) =>
         response: { 200: Envelope(District), 304: NotModified, ...errorResponses(404, 503) },
       },
     },
-    async (request, reply) => {
-      const atlas = await atlasIndex.current()
-      const id = request.params.id.toLowerCase()
-      const district = atlas.grid.data.districts.find((d) => d.id === id)
-      if (!district) throw districtNotFound(request.params.id)
-      const etag = `W/"${atlas.version}.district.${digest(id)}"`
-      if (notModified(request, reply, { etag, lastModified: atlas.lastModified }))
-        return reply.code(304).send(null)
-      return sendJson(reply, `{"ok":true,"data":${JSON.stringify(district)}}`)
+    (request, reply) => {
+      // Synchronous once the atlas is built: a hot read makes no promise.
+      const { id } = request.params
+      const atlas = atlasIndex.built()
+      if (atlas) return answerDistrict(id, request, reply, atlas)
+      // answered (synchronously) once the promise settles: Fastify sends nothing more for it
+      return atlasIndex.current().then((built) => answerDistrict(id, request, reply, built))
     },
   )
 
   app.get(
     '/addresses/:address/contributions',
     {
-      ...NO_BODY,
       schema: {
         tags,
         summary: 'LAND the address contributed to districts',

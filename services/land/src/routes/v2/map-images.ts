@@ -1,4 +1,12 @@
 import { errorResponses, type RoutePlugin } from '@genesis/common'
+import {
+  AtlasImageQuery,
+  AtlasMapImageQuery,
+  MetadataEstateParams,
+  MetadataParcelParams,
+  NotModified,
+  PngResponse,
+} from '@genesis/wire/land'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Context } from '../../context.js'
 import { parseCoordinate, parseCoordinateList } from '../../domain/coordinates.js'
@@ -7,15 +15,8 @@ import { estateNotFound, parcelNotFound } from '../../errors.js'
 import type { MapImageRequest } from '../../render/draw.js'
 import { normaliseSelection } from '../../render/image-renderer.js'
 import { fitPixelBudget } from '../../render/viewport.js'
-import {
-  AtlasImageQuery,
-  AtlasMapImageQuery,
-  MetadataEstateParams,
-  MetadataParcelParams,
-  NotModified,
-} from '../../schemas/atlas.js'
-import { PngResponse } from '../../schemas/images.js'
 import { answerPng } from '../png.js'
+import { SELF_ENCODED } from '../send.js'
 import { ATLAS_CACHE_CONTROL } from '../validators.js'
 
 const tags = ['atlas', 'map']
@@ -66,6 +67,8 @@ export const atlasImageRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
   app.get(
     '/map.png',
     {
+      // PNG is compressed already: the kit's compression would only look at it and pass.
+      ...SELF_ENCODED,
       schema: {
         tags,
         summary: 'A PNG of the map (atlas-server parameters: width, height, size, center, selected, on-sale)',
@@ -86,6 +89,8 @@ export const atlasImageRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
   app.get(
     '/parcels/:x/:y/map.png',
     {
+      // PNG is compressed already: the kit's compression would only look at it and pass.
+      ...SELF_ENCODED,
       schema: {
         tags,
         summary: 'A PNG of the map centred on a parcel, drawn selected (atlas-server parameters)',
@@ -108,6 +113,8 @@ export const atlasImageRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
   app.get(
     '/estates/:id/map.png',
     {
+      // PNG is compressed already: the kit's compression would only look at it and pass.
+      ...SELF_ENCODED,
       schema: {
         tags,
         summary:

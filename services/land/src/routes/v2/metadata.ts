@@ -1,10 +1,17 @@
 import { developmentDefaultsAllowed, errorResponses, type RoutePlugin } from '@genesis/common'
+import {
+  MetadataEstateParams,
+  MetadataParcelParams,
+  NotModified,
+  TokenMetadata,
+  TokenParams,
+} from '@genesis/wire/land'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { estateMetadata, parcelMetadata } from '../../atlas/metadata.js'
 import type { Context } from '../../context.js'
 import { ESTATE_CONTRACT, LAND_CONTRACT } from '../../domain/constants.js'
 import { GRID_MAX, GRID_MIN } from '../../domain/geometry.js'
-import { decodeTokenId, parseUint256 } from '../../domain/token-id.js'
+import { parcelOfTokenId, parseUint256 } from '../../domain/token-id.js'
 import {
   contractNotFound,
   invalidTokenId,
@@ -13,14 +20,7 @@ import {
   tokenNotFound,
 } from '../../errors.js'
 import type { GridView } from '../../grid/view.js'
-import {
-  MetadataEstateParams,
-  MetadataParcelParams,
-  NotModified,
-  TokenMetadata,
-  TokenParams,
-} from '../../schemas/atlas.js'
-import { NO_BODY, sendJson } from '../send.js'
+import { sendJson } from '../send.js'
 import { digest, notModified } from '../validators.js'
 
 const tags = ['atlas']
@@ -63,7 +63,6 @@ export const atlasMetadataRoutes: RoutePlugin<Context> = async (app, { ctx }) =>
   app.get(
     '/parcels/:x/:y',
     {
-      ...NO_BODY,
       schema: { tags, summary: "A parcel's ERC-721 metadata", params: MetadataParcelParams, response },
     },
     async (request, reply) => {
@@ -80,7 +79,6 @@ export const atlasMetadataRoutes: RoutePlugin<Context> = async (app, { ctx }) =>
   app.get(
     '/estates/:id',
     {
-      ...NO_BODY,
       schema: { tags, summary: "An estate's ERC-721 metadata", params: MetadataEstateParams, response },
     },
     async (request, reply) => {
@@ -98,7 +96,6 @@ export const atlasMetadataRoutes: RoutePlugin<Context> = async (app, { ctx }) =>
   app.get(
     '/contracts/:address/tokens/:id',
     {
-      ...NO_BODY,
       schema: {
         tags,
         summary: 'ERC-721 metadata of a token of the LAND or the estate registry',
@@ -111,7 +108,7 @@ export const atlasMetadataRoutes: RoutePlugin<Context> = async (app, { ctx }) =>
       const id = parseUint256(request.params.id)
       if (id === undefined) throw invalidTokenId(request.params.id)
       if (address === landRegistry) {
-        const parcel = decodeTokenId(id)
+        const parcel = parcelOfTokenId(id)
         return send(
           request,
           reply,

@@ -1,15 +1,9 @@
 import { errorResponses, type RoutePlugin } from '@genesis/common'
+import { LegacyTilesEnvelope, NotModified, TilesEnvelope, TilesInfo, TilesQuery } from '@genesis/wire/land'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { filterCells, type TileShape } from '../../atlas/atlas-view.js'
 import { filterKey, parseTileFilter } from '../../atlas/tiles.js'
 import { type Context, LARGE_ANSWER_CELLS } from '../../context.js'
-import {
-  LegacyTilesEnvelope,
-  NotModified,
-  TilesEnvelope,
-  TilesInfo,
-  TilesQuery,
-} from '../../schemas/atlas.js'
 import { SELF_ENCODED, sendJson, sendLarge } from '../send.js'
 import { digest, notModified } from '../validators.js'
 
@@ -32,6 +26,7 @@ async function answerTiles(
     return reply.code(304).send()
   }
   return sendLarge(request, reply, {
+    key: `tiles:${etag}`,
     existing: () => atlas.existing(shape, filter),
     build: () => atlas.body(shape, filter),
     large: filterCells(filter) > LARGE_ANSWER_CELLS,

@@ -1,0 +1,5 @@
+export * from './claim-transaction.js'
+export * from './errors.js'
+export * from './primitives.js'
+export * from './reward.js'
+export * from './signer.js'

@@ -1,0 +1,7 @@
+export * from './cheque.js'
+export * from './collection.js'
+export * from './errors.js'
+export * from './fields.js'
+export * from './item.js'
+export * from './publication.js'
+export * from './review.js'

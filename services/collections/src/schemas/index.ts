@@ -1,6 +1,0 @@
-export * from './cheque.js'
-export * from './collection.js'
-export * from './fields.js'
-export * from './item.js'
-export * from './publication.js'
-export * from './review.js'

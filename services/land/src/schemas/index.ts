@@ -1,3 +1,0 @@
-export * from './images.js'
-export * from './queries.js'
-export * from './resources.js'
