@@ -496,9 +496,11 @@ async function watchStatus() {
   try {
     const status = await getData('/status')
     if (status.source !== 'chain') return // seed or import data only changes on a reload
-    // An emptied index (a restarted chain, indexed again) is a version too: the tiles drawn before it are
-    // of a chain that is gone, and the next block must redraw them.
-    const version = status.block_hash ? status.block_hash.slice(2, 14) : 'none'
+    // The block this replica's index answers with, not the writer's newest: asked for before the index has
+    // read it, a tile or a parcel would be the old data under the new version. An emptied index (a
+    // restarted chain, indexed again) is a version too: the tiles drawn before it are of a chain that is
+    // gone, and the next block must redraw them.
+    const version = status.served_block_hash ? status.served_block_hash.slice(2, 14) : 'none'
     if (version !== dataVersion) {
       const first = dataVersion === null
       dataVersion = version

@@ -15,6 +15,14 @@ export const ChainStatus = Type.Object({
   lag_seconds: Type.Union([Type.Number({ minimum: 0 }), Type.Null()], {
     description: 'Seconds since the data was last known to be current with the chain',
   }),
+  served_block_hash: Nullable(
+    Type.String({
+      pattern: '^0x[0-9a-f]{64}$',
+      description:
+        'The indexed block whose data this replica answers with: the block of its last change read, a moment ' +
+        'behind `block_hash` while a change travels, and unchanged over blocks that change no land',
+    }),
+  ),
 })
 export type ChainStatus = Static<typeof ChainStatus>
 export const ChainStatusEnvelope = Envelope(ChainStatus)

@@ -23,6 +23,12 @@ export interface GridData {
   tags: ParcelTags[]
   kind: Uint8Array
   group: Int32Array
+  /**
+   * The hash of the indexed block the rows were read at (null without a chain, or before its first block):
+   * what the explorer keys its tiles and details on, so that it never asks for a block this replica has
+   * not read yet.
+   */
+  blockHash: string | null
 }
 
 export interface GridInput {
@@ -30,6 +36,7 @@ export interface GridInput {
   estates: EstateRecord[]
   districts: DistrictRecord[]
   open: Map<string, PublicationRecord[]>
+  blockHash?: string | null
 }
 
 const naturalOrder = (a: string, b: string) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0)
@@ -169,5 +176,6 @@ export function buildGridData(input: GridInput): GridData {
     tags: computeProximityTags(sources),
     kind,
     group,
+    blockHash: input.blockHash ?? null,
   }
 }

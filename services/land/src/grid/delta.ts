@@ -1,5 +1,6 @@
 import type { Sql } from '@genesis/common'
 import { loadEstatesById, loadOpenPublications, loadParcelsAt } from '../db/assets.js'
+import { readCursor } from '../db/chain-state.js'
 import type { LandDelta } from '../db/land-changes.js'
 import type { EstateRecord, ParcelRecord, PublicationRecord } from '../db/rows.js'
 import { cellIndex, cellOfParcelId } from '../domain/geometry.js'
@@ -12,6 +13,8 @@ interface DeltaRows {
   estates: Map<string, EstateRecord | null>
   /** The assets' open publications (an empty list: none left). */
   open: Map<string, PublicationRecord[]>
+  /** The indexed block in the same snapshot. */
+  blockHash: string | null
 }
 
 const cellId = (p: { x: number; y: number }) => `${p.x},${p.y}`
@@ -63,7 +66,8 @@ async function readDelta(sql: Sql, base: GridData, delta: LandDelta, now: number
       })
       for (const key of assets) open.set(key, found.get(key) ?? [])
     }
-    return { parcels, estates, open }
+    const blockHash = (await readCursor(tx))?.blockHash ?? null
+    return { parcels, estates, open, blockHash }
   })
 }
 
@@ -122,7 +126,16 @@ export async function applyDelta(
         )
       : base.group
   return {
-    data: { cells, estates, districts: base.districts, open, tags: base.tags, kind, group },
+    data: {
+      cells,
+      estates,
+      districts: base.districts,
+      open,
+      tags: base.tags,
+      kind,
+      group,
+      blockHash: rows.blockHash,
+    },
     parcels: rows.parcels.size,
     estates: rows.estates.size,
     assets: rows.open.size,

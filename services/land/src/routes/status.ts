@@ -24,10 +24,13 @@ export const statusRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
         block_hash: null,
         block_time: null,
         lag_seconds: null,
+        served_block_hash: null,
       }
       if (!ctx.config.LAND_RPC_URL) return reply.header('cache-control', 'no-cache').send(ok(empty))
-      // every replica reads the writer's cursor: the answer does not depend on which one is asked
+      // every replica reads the writer's cursor: `block` does not depend on which one is asked; what this
+      // replica's own index holds is `served_block_hash` (the explorer keys its redraws on it)
       const cursor = await readCursor(ctx.sql)
+      const served = ctx.grid.ready ? ctx.grid.current().data.blockHash : null
       const status: ChainStatus = cursor
         ? {
             source: 'chain',
@@ -35,8 +38,9 @@ export const statusRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
             block_hash: cursor.blockHash,
             block_time: cursor.blockTime.toISOString(),
             lag_seconds: lagOf(cursor),
+            served_block_hash: served,
           }
-        : { ...empty, source: 'chain' }
+        : { ...empty, source: 'chain', served_block_hash: served }
       return reply.header('cache-control', 'no-cache').send(ok(status))
     },
   )
