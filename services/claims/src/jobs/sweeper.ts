@@ -1,6 +1,6 @@
 import { BATCH_SIZE, inBatches, type Sql } from '@genesis/common'
 import { failExpiredUnwatched } from '../db/claim-transactions.js'
-import { pruneIdempotencyKeys } from '../db/idempotency.js'
+import { idempotencyKeysPruning } from '../db/idempotency.js'
 
 export interface SweepReport {
   expired: number
@@ -22,4 +22,4 @@ export const failExpired = (sql: Sql, signal?: AbortSignal) =>
   inBatches(sql, failExpiredUnwatched, { size: BATCH_SIZE, signal })
 
 export const pruneKeys = (sql: Sql, signal?: AbortSignal) =>
-  inBatches(sql, pruneIdempotencyKeys, { size: BATCH_SIZE, signal })
+  inBatches(sql, idempotencyKeysPruning(), { size: BATCH_SIZE, signal })
