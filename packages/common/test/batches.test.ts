@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { BATCH_SIZE, batchTimeoutMs, createSql, inBatches, pruneSignatures } from '../src/index.js'
-import { lockWaiters, requireRealPostgres } from '../src/testing/index.js'
+import { lockWaiters, requireRealPostgres, tuplesRead } from '../src/testing/index.js'
 import { useKitDatabase } from './set-up.js'
 
 const db = useKitDatabase()
@@ -59,14 +59,7 @@ describe('pruning the used signatures', () => {
     await db.sql`alter table signed_fetch_replays set (autovacuum_enabled = false)`
     await fill(BATCH_SIZE * 10, 0)
     const pool = createSql(db.url, { max: 1 })
-    const read = async () => {
-      await pool`select pg_stat_force_next_flush()`
-      await pool`select 1`
-      const [row] = await pool<{ n: number }[]>`
-        select ((select coalesce(sum(idx_tup_read), 0) from pg_stat_user_indexes where relname = 'signed_fetch_replays')
-                + (select coalesce(seq_tup_read, 0) from pg_stat_user_tables where relname = 'signed_fetch_replays'))::int as n`
-      return row!.n
-    }
+    const read = () => tuplesRead(pool, 'signed_fetch_replays')
     // A transaction of another client holding a snapshot older than the deletes (a long report, a busy
     // replica): PostgreSQL may not mark the deleted rows' index entries dead while it is open.
     const holder = await db.sql.reserve()

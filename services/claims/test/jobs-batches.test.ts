@@ -1,5 +1,5 @@
 import { BATCH_SIZE, createSql, type Sql } from '@genesis/common'
-import { lockWaiters, requireRealPostgres } from '@genesis/common/testing'
+import { lockWaiters, requireRealPostgres, tuplesRead } from '@genesis/common/testing'
 import { beforeEach, describe, expect, it } from 'vitest'
 import { CLAIMS_DB_SETTINGS } from '../src/db/settings.js'
 import { adoptChain } from '../src/jobs/reconciler.js'
@@ -185,14 +185,7 @@ describe('the sweeper', () => {
       select 'u', 'fresh' || n, 'h', ${claim!.id}, now() - interval '23 hours' from generate_series(1, 50) as n`
     await t.db.sql`vacuum analyze idempotency_keys`
     const pool = createSql(t.db.url, { max: 1, settings: CLAIMS_DB_SETTINGS })
-    const reads = async () => {
-      await pool`select pg_stat_force_next_flush()`
-      await pool`select 1`
-      const [row] = await pool<{ n: number }[]>`
-        select ((select coalesce(sum(idx_tup_read), 0) from pg_stat_user_indexes where relname = 'idempotency_keys')
-                + (select coalesce(seq_tup_read, 0) from pg_stat_user_tables where relname = 'idempotency_keys'))::int as n`
-      return row!.n
-    }
+    const reads = () => tuplesRead(pool, 'idempotency_keys')
     // another client's transaction holding a snapshot older than the deletes: PostgreSQL may not mark the
     // deleted keys' index entries dead while it is open, so a batch scanning from the start reads them again
     const holder = await t.db.sql.reserve()

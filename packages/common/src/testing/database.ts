@@ -302,3 +302,17 @@ export async function lockWaiters(sql: Sql, n = 1): Promise<void> {
   }
   throw new Error(`${n} requests never waited on a lock: the interleaving was not forced`)
 }
+
+/**
+ * How many tuples PostgreSQL has read of a table so far, its indexes' and its sequential scans' together:
+ * take it before and after a job, on the job's own one-connection pool (whose counters are flushed first),
+ * to know what the job read.
+ */
+export async function tuplesRead(sql: Sql, table: string): Promise<number> {
+  await sql`select pg_stat_force_next_flush()`
+  await sql`select 1`
+  const [row] = await sql<{ n: number }[]>`
+    select ((select coalesce(sum(idx_tup_read), 0) from pg_stat_user_indexes where relname = ${table})
+            + (select coalesce(seq_tup_read, 0) from pg_stat_user_tables where relname = ${table}))::int as n`
+  return row!.n
+}
