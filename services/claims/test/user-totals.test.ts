@@ -1,5 +1,5 @@
-import { createSql, type Sql } from '@genesis/common'
-import { createIdentity, requireRealPostgres, signedInject } from '@genesis/common/testing'
+import { createSql } from '@genesis/common'
+import { createIdentity, requireRealPostgres, signedInject, tuplesRead } from '@genesis/common/testing'
 import { Wallet } from 'ethers'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../src/app.js'
@@ -28,16 +28,6 @@ beforeAll(async () => {
   await t.db.sql`vacuum analyze rewards, claim_transactions`
 })
 
-/** Rows of a table that the app's one connection read (index entries and heap rows), flushed first. */
-async function rowsRead(sql: Sql, table: string) {
-  await sql`select pg_stat_force_next_flush()`
-  await sql`select 1`
-  const [row] = await sql<{ n: number }[]>`
-    select ((select coalesce(sum(idx_tup_read), 0) from pg_stat_user_indexes where relname = ${table})
-            + (select coalesce(seq_tup_read, 0) from pg_stat_user_tables where relname = ${table}))::int as n`
-  return row!.n
-}
-
 describe('the lists of a user with a long history', () => {
   it('reads the page, not the history, and tells the same total as counting', async (ctx) => {
     requireRealPostgres(ctx, t.db)
@@ -58,11 +48,11 @@ describe('the lists of a user with a long history', () => {
         ['/api/claim-transactions', 'claim_transactions', 1500],
       ] as const) {
         await page(path)
-        const before = await rowsRead(sql, table)
+        const before = await tuplesRead(sql, table)
         for (let i = 0; i < 50; i++) {
           expect((await page(path)).pagination).toEqual({ page: 1, limit: 20, total, pages: total / 20 })
         }
-        const read = (await rowsRead(sql, table)) - before
+        const read = (await tuplesRead(sql, table)) - before
         // each page its 20 rows, not the history (counting it: 75,000 or 150,000 rows for 50 pages); the
         // bound leaves room for what other connections' statistics flush meanwhile
         expect(read, path).toBeLessThan(50 * 25 + 5_000)
