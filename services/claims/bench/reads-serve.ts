@@ -1,0 +1,56 @@
+/**
+ * A child of bench/reads.ts: `service` (the claims app, tsc's output as `pnpm start` runs it) or `bare` (a
+ * bare Fastify, no plugins, no hooks, no logger, answering the same read by the same code: the operator
+ * token compared, the page of rewards read by the service's own query and shown by its own mapping, the
+ * envelope written by JSON.stringify). It reports its port to the parent over IPC.
+ */
+import { createSql } from '@genesis/common'
+import Fastify from 'fastify'
+import { childDatabaseUrl, serveToParent } from '../../../packages/common/bench/child.js'
+
+// tsc's output, not tsx's transform of src (whose wrappers run on every closure a request creates)
+const dist = (path: string) => new URL(`../dist/${path}`, import.meta.url).href
+const { buildApp } = (await import(dist('app.js'))) as typeof import('../src/app.js')
+const { loadConfig } = (await import(dist('config.js'))) as typeof import('../src/config.js')
+const { CLAIMS_DB_SETTINGS } = (await import(
+  dist('db/settings.js')
+)) as typeof import('../src/db/settings.js')
+const { listRewards, toReward } = (await import(
+  dist('db/rewards.js')
+)) as typeof import('../src/db/rewards.js')
+const { userPage } = (await import(
+  dist('routes/user-page.js')
+)) as typeof import('../src/routes/user-page.js')
+
+const mode = process.argv[2]
+const sql = createSql(childDatabaseUrl('bench/reads.ts'), { settings: CLAIMS_DB_SETTINGS })
+const token = process.env.CLAIMS_ADMIN_TOKEN ?? ''
+
+async function bare() {
+  const app = Fastify({ logger: false })
+  app.get('/api/rewards', async (request, reply) => {
+    if (request.headers.authorization !== `Bearer ${token}`) return reply.code(401).send()
+    const query = request.query as { user?: string; limit?: string }
+    const page = await userPage(
+      { kind: 'admin' },
+      { page: 1, limit: Number(query.limit ?? 20), user: query.user },
+      (user, p) => listRewards(sql, user, p),
+      toReward,
+    )
+    return reply.type('application/json; charset=utf-8').send(JSON.stringify(page))
+  })
+  return app
+}
+
+const app =
+  mode === 'service'
+    ? await buildApp({
+        sql,
+        config: loadConfig({
+          CLAIMS_SIGNER_PRIVATE_KEY: process.env.CLAIMS_SIGNER_PRIVATE_KEY,
+          CLAIMS_ADMIN_TOKEN: token,
+          RATE_LIMIT_MAX: '0',
+        }),
+      })
+    : await bare()
+await serveToParent(app, sql)

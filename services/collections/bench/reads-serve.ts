@@ -1,0 +1,47 @@
+/**
+ * A child of bench/reads.ts: `service` (the collections app, tsc's output as `pnpm start` runs it) or `bare`
+ * (a bare Fastify, no plugins, no hooks, no logger, answering the same read by the same code: the signed
+ * request verified by common's verifySignedFetch, the collection read by the service's own query, the
+ * caller's roles and the full view by its own functions, the envelope written by JSON.stringify). It reports
+ * its port to the parent over IPC.
+ */
+import { createSql, ok, signedPath, verifySignedFetch } from '@genesis/common'
+import Fastify from 'fastify'
+import { childDatabaseUrl, serveToParent } from '../../../packages/common/bench/child.js'
+
+// tsc's output, not tsx's transform of src (whose wrappers run on every closure a request creates)
+const dist = (path: string) => new URL(`../dist/${path}`, import.meta.url).href
+const { buildApp } = (await import(dist('app.js'))) as typeof import('../src/app.js')
+const { loadConfig } = (await import(dist('config.js'))) as typeof import('../src/config.js')
+const { COLLECTIONS_DB_SETTINGS } = (await import(
+  dist('db/settings.js')
+)) as typeof import('../src/db/settings.js')
+const { findCollection } = (await import(
+  dist('db/collections.js')
+)) as typeof import('../src/db/collections.js')
+const { roles } = (await import(dist('domain/guards.js'))) as typeof import('../src/domain/guards.js')
+const { seesFullView } = (await import(dist('domain/access.js'))) as typeof import('../src/domain/access.js')
+const { fullView } = (await import(dist('domain/views.js'))) as typeof import('../src/domain/views.js')
+
+const mode = process.argv[2]
+const sql = createSql(childDatabaseUrl('bench/reads.ts'), { settings: COLLECTIONS_DB_SETTINGS })
+const config = loadConfig({ RATE_LIMIT_MAX: '0' })
+
+async function bare() {
+  const app = Fastify({ logger: false })
+  const access = { committee: new Set<string>(), config, now: () => new Date(), chain: null }
+  app.get('/v1/collections/:id', async (request, reply) => {
+    const signer = await verifySignedFetch(
+      { method: request.method, path: signedPath(request.url), headers: request.headers, client: request.ip },
+      { maxAgeS: config.AUTH_MAX_AGE_S },
+    )
+    const row = await findCollection(sql, (request.params as { id: string }).id)
+    if (!row || !seesFullView(roles(access, signer.address, row))) return reply.code(404).send()
+    return reply
+      .type('application/json; charset=utf-8')
+      .send(JSON.stringify(ok(fullView(row, config.LOCK_TTL_S, access.now()))))
+  })
+  return app
+}
+
+await serveToParent(mode === 'service' ? await buildApp({ sql, config }) : await bare(), sql)
