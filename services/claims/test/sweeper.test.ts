@@ -35,7 +35,7 @@ const claimable = async (t: TestContext, rewardId: string) =>
     .data.find((r: { id: string }) => r.id === rewardId).claimable
 
 describe('the sweeper never frees a live voucher', () => {
-  // Mutation guarded: dropping `expires_at <= now()` from failExpiredUnwatched (db/claim-transactions.ts,
+  // Mutation guarded: dropping `expires_at <= now()` from expiredClaimsFailing (db/claim-transactions.ts,
   // the sweeper's statement) → every claimed claim is failed at the next sweep, its rewards freed while the
   // voucher is valid: a second claim could mint them again.
   it('without an RPC URL: an unexpired claim is left alone; an expired one is written failed', async () => {
@@ -53,7 +53,7 @@ describe('the sweeper never frees a live voucher', () => {
     expect(await claimable(plain, old.rewardId)).toBe(true)
   })
 
-  // Mutation guarded: dropping `not watched` from failExpiredUnwatched → an expired claim of a watched
+  // Mutation guarded: dropping `not watched` from expiredClaimsFailing → an expired claim of a watched
   // chain is failed by the clock, though its voucher may have been redeemed and never reported.
   it('with an RPC URL: an expired claim stays live and reads claimed; only the chain may end it', async () => {
     const { claim, rewardId } = await newClaim(watched)

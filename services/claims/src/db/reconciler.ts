@@ -18,7 +18,7 @@ const batch = (sql: Queryable) => sql.unsafe(String(BATCH_SIZE))
  * that from now on only the chain frees them. Both are ranges of claim_transactions_unwatched.
  */
 export async function adoptLiveClaims(sql: Queryable, chainId: string): Promise<number> {
-  // joined to the batch's ids: found by primary key (see failExpiredUnwatched)
+  // joined to the batch's ids: found by primary key (see expiredClaimsFailing)
   const result = await sql`
     update claim_transactions c set watched = true
     from unnest(array(

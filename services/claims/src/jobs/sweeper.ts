@@ -1,5 +1,5 @@
 import { BATCH_SIZE, inBatches, type Sql } from '@genesis/common'
-import { failExpiredUnwatched } from '../db/claim-transactions.js'
+import { expiredClaimsFailing } from '../db/claim-transactions.js'
 import { idempotencyKeysPruning } from '../db/idempotency.js'
 
 export interface SweepReport {
@@ -19,7 +19,7 @@ export async function sweep(sql: Sql, signal?: AbortSignal): Promise<SweepReport
 }
 
 export const failExpired = (sql: Sql, signal?: AbortSignal) =>
-  inBatches(sql, failExpiredUnwatched, { size: BATCH_SIZE, signal })
+  inBatches(sql, expiredClaimsFailing(), { size: BATCH_SIZE, signal })
 
 export const pruneKeys = (sql: Sql, signal?: AbortSignal) =>
   inBatches(sql, idempotencyKeysPruning(), { size: BATCH_SIZE, signal })
