@@ -50,6 +50,8 @@ const app =
           CLAIMS_SIGNER_PRIVATE_KEY: process.env.CLAIMS_SIGNER_PRIVATE_KEY,
           CLAIMS_ADMIN_TOKEN: token,
           RATE_LIMIT_MAX: '0',
+          // request lines off, as in land's bench (the bare route has no logger); errors still logged
+          LOG_LEVEL: 'warn',
         }),
       })
     : await bare()

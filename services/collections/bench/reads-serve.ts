@@ -25,7 +25,8 @@ const { fullView } = (await import(dist('domain/views.js'))) as typeof import('.
 
 const mode = process.argv[2]
 const sql = createSql(childDatabaseUrl('bench/reads.ts'), { settings: COLLECTIONS_DB_SETTINGS })
-const config = loadConfig({ RATE_LIMIT_MAX: '0' })
+// request lines off, as in land's bench (the bare route has no logger); errors still logged
+const config = loadConfig({ RATE_LIMIT_MAX: '0', LOG_LEVEL: 'warn' })
 
 async function bare() {
   const app = Fastify({ logger: false })
