@@ -48,3 +48,28 @@ export async function inBatches(
     if (changed < options.size) return total
   }
 }
+
+/** What a resumed batch reports: the rows it changed, and the last key it did as PostgreSQL's text. */
+export interface ResumedBatch {
+  n: number
+  last: string | null
+}
+
+/**
+ * A batch for inBatches that starts where the batch before ended: `batch` gets `after`, the last key done
+ * as PostgreSQL's text (a JS Date would drop its microseconds; '-infinity' at first), and scans its index
+ * from there. A batch that scanned from the start would read again the entries of every row the batches
+ * before it deleted or moved out of the index: they stay until a vacuum, and while any transaction of the
+ * database holds an older snapshot PostgreSQL cannot mark them dead (ten batches: ~55,000 reads for
+ * 10,000 rows). Only for keys that a row never gains behind the cursor while the run lasts.
+ */
+export function resumedBatches(
+  batch: (q: Queryable, after: string) => Promise<ResumedBatch | undefined>,
+): (q: Queryable) => Promise<number> {
+  let after = '-infinity'
+  return async (q) => {
+    const done = await batch(q, after)
+    if (done?.last) after = done.last
+    return done?.n ?? 0
+  }
+}

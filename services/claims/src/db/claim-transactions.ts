@@ -1,4 +1,12 @@
-import { BATCH_SIZE, type Queryable, recordSignature, type Sql, type UsedSignature } from '@genesis/common'
+import {
+  BATCH_SIZE,
+  type Queryable,
+  type ResumedBatch,
+  recordSignature,
+  resumedBatches,
+  type Sql,
+  type UsedSignature,
+} from '@genesis/common'
 import type { ClaimTransaction } from '@genesis/wire/claims'
 import { CHAIN_IDS, type ChainIdValue, type ClaimStatus } from '@genesis/wire/claims'
 import { listUserPage } from './user-page.js'
@@ -260,33 +268,30 @@ const CHAIN_LIST = `'{${CHAIN_IDS.join(',')}}'`
 
 /**
  * The batches of one sweep: each up to BATCH_SIZE unwatched claims that expired while `claimed`, oldest
- * expiry first (reads already show them failed; this writes it down). Each chain's expired claims are a
- * range of claim_transactions_unwatched; a batch merges the chains' ranges, so it reads only the rows it
- * changes, and starts where the batch before ended: the index keeps the entries of the claims already
- * failed until a vacuum, and under an old snapshot open anywhere in the database PostgreSQL cannot skip
- * them, so a scan from the start would read every earlier batch again. (Every claim expiring before the
- * batch's last expiry was in the batch: it took the oldest of all chains.)
+ * expiry first (reads already show them failed; this writes it down), starting where the batch before
+ * ended (resumedBatches). Each chain's expired claims are a range of claim_transactions_unwatched; a batch
+ * merges the chains' ranges, so it reads only the rows it changes. (Every claim expiring before the batch's
+ * last expiry was in the batch: it took the oldest of all chains. One that turns `claimed` again behind the
+ * cursor is the next sweep's.)
  */
-export function expiredClaimsFailing(): (sql: Queryable) => Promise<number> {
-  // the last expiry failed, as PostgreSQL's text (a JS Date would drop its microseconds)
-  let after = '-infinity'
-  return async (sql) => {
+export const expiredClaimsFailing = () =>
+  resumedBatches(
     // joined to the batch's ids (not `id = any(…)`), so that the update finds its rows by primary key
     // rather than walking an index of the conditions it checks again
-    const [row] = await sql<{ n: number; last: string | null }[]>`
-      with failed as (
-        update claim_transactions c set status = 'failed', updated_at = greatest(c.updated_at, c.expires_at)
-        from unnest(array(
-            select x.id from unnest(${sql.unsafe(CHAIN_LIST)}::text[]) as chain (id), lateral (
-              select id, expires_at from claim_transactions
-              where chain_id = chain.id and not watched and status = 'claimed'
-                and expires_at >= ${after}::text::timestamptz and expires_at <= now()
-              order by expires_at limit ${sql.unsafe(String(BATCH_SIZE))}) as x
-            order by x.expires_at limit ${sql.unsafe(String(BATCH_SIZE))})) as batch (id)
-        where c.id = batch.id and c.status = 'claimed' and not c.watched and c.expires_at <= now()
-        returning c.expires_at)
-      select count(*)::int as n, max(expires_at)::text as last from failed`
-    if (row?.last) after = row.last
-    return row?.n ?? 0
-  }
-}
+    async (sql, after) =>
+      (
+        await sql<ResumedBatch[]>`
+          with failed as (
+            update claim_transactions c set status = 'failed', updated_at = greatest(c.updated_at, c.expires_at)
+            from unnest(array(
+                select x.id from unnest(${sql.unsafe(CHAIN_LIST)}::text[]) as chain (id), lateral (
+                  select id, expires_at from claim_transactions
+                  where chain_id = chain.id and not watched and status = 'claimed'
+                    and expires_at >= ${after}::text::timestamptz and expires_at <= now()
+                  order by expires_at limit ${sql.unsafe(String(BATCH_SIZE))}) as x
+                order by x.expires_at limit ${sql.unsafe(String(BATCH_SIZE))})) as batch (id)
+            where c.id = batch.id and c.status = 'claimed' and not c.watched and c.expires_at <= now()
+            returning c.expires_at)
+          select count(*)::int as n, max(expires_at)::text as last from failed`
+      )[0],
+  )
