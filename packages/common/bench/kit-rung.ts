@@ -8,10 +8,9 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import { createSql } from '../src/db/database.js'
 import { installCors } from '../src/kit/cors.js'
 import { createApp } from '../src/kit/create-app.js'
-import { lazyChildren } from '../src/kit/lazy-logger.js'
 import { createLogger } from '../src/kit/logger.js'
 import { installMetrics } from '../src/kit/metrics.js'
-import { QuietProbesLogController } from '../src/kit/request-log.js'
+import { requestLogging } from '../src/kit/request-log.js'
 import { RUNGS, type Rung } from './rungs.js'
 
 const ANSWER = Buffer.from(
@@ -38,12 +37,7 @@ if (rung === RUNGS.indexOf('createApp')) {
 } else {
   const at = (name: Rung) => rung >= RUNGS.indexOf(name)
   app = Fastify({
-    ...(at('request logger')
-      ? {
-          loggerInstance: lazyChildren(logger()),
-          logController: new QuietProbesLogController(),
-        }
-      : { logger: false }),
+    ...(at('request logger') ? requestLogging(logger()).fastify : { logger: false }),
     ...(at('request ids') ? { requestIdHeader: 'x-request-id', genReqId: () => randomUUID() } : {}),
   })
   if (at('metrics')) installMetrics(app, 'kit-ladder')

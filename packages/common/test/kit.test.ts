@@ -1,4 +1,5 @@
 import { connect } from 'node:net'
+import { PassThrough } from 'node:stream'
 import { gunzipSync } from 'node:zlib'
 import { Type } from '@sinclair/typebox'
 import pino from 'pino'
@@ -55,6 +56,13 @@ beforeAll(async () => {
     async () => ok(null),
   )
   app.get('/big', async () => ok('x'.repeat(20_000)))
+  // A streamed answer whose last bytes come 80 ms after its first.
+  app.get('/slow-stream', { compress: false } as object, (_request, reply) => {
+    const body = new PassThrough()
+    body.write('{"ok":true,')
+    setTimeout(() => body.end('"data":null}'), 80)
+    reply.type('application/json').send(body)
+  })
   app.get('/echo', { schema: { querystring: Type.Object({ q: Type.String() }) } }, async (request) =>
     ok(await db.sql`select ${request.query.q}::text as q`),
   )
@@ -106,6 +114,34 @@ describe('service kit over HTTP', () => {
       /_count\{service="demo",method="GET",route="unmatched",status_code="404"\} [1-9]/,
     )
     expect(after.text).toContain('process_cpu_user_seconds_total')
+  })
+
+  it('times each answer once, a HEAD and an error answer included, and a streamed answer to its end', async () => {
+    const series = (text: string, route: string, method: string, status: number, suffix: string) =>
+      Number(
+        text
+          .split('\n')
+          .find((l) =>
+            l.startsWith(
+              `http_request_duration_seconds_${suffix}{service="demo",method="${method}",route="${route}",status_code="${status}"}`,
+            ),
+          )
+          ?.split(' ')[1] ?? 0,
+      )
+    const before = await (await call('/metrics')).text()
+    expect(await (await call('/slow-stream')).json()).toEqual({ ok: true, data: null })
+    expect((await call('/health/live', { method: 'HEAD' })).status).toBe(200)
+    expect((await call('/boom')).status).toBe(500)
+    const after = await (await call('/metrics')).text()
+    const added = (route: string, method: string, status: number, suffix: string) =>
+      series(after, route, method, status, suffix) - series(before, route, method, status, suffix)
+    expect(added('/slow-stream', 'GET', 200, 'count')).toBe(1)
+    // Timed to the stream's end, not to the moment it was handed to Fastify.
+    expect(added('/slow-stream', 'GET', 200, 'sum')).toBeGreaterThanOrEqual(0.075)
+    expect(added('/health/live', 'HEAD', 200, 'count')).toBe(1)
+    expect(added('/health/live', 'GET', 200, 'count')).toBe(0)
+    expect(added('/boom', 'GET', 500, 'count')).toBe(1)
+    expect(added('/boom', 'GET', 200, 'count')).toBe(0)
   })
 
   it('publishes OpenAPI generated from the route schemas, and its docs page', async () => {
@@ -473,6 +509,12 @@ describe('request logs', () => {
         ['incoming request', 'r-1'],
         ['request completed', 'r-1'],
       ])
+      // The request and its answer as Fastify's own logger shows them
+      expect(lines[0]).toMatchObject({
+        req: { method: 'GET', url: '/quiet', host: 'localhost:80', remoteAddress: '127.0.0.1' },
+      })
+      expect(lines[1]).toMatchObject({ res: { statusCode: 200 }, responseTime: expect.any(Number) })
+      expect(lines[1]!.responseTime).toBeGreaterThan(0)
     } finally {
       await logging.close()
     }

@@ -1,12 +1,12 @@
 /**
  * The kit's own ceiling, for bench/run.ts: createApp from @genesis/common exactly as the service builds
- * it (same logger level, CORS, compression, metrics, request ids, signed-fetch hook), with one trivial
- * route per endpoint answering the same bytes from memory. service / kit is what land's own code costs;
+ * it (same logger level, CORS, compression, metrics, request ids, signed-fetch hook), with the
+ * service's route of each cached read answering the same answer from memory (bench/answers.ts). service / kit is what land's own code costs;
  * kit / bare is what the shared kit costs.
  * Usage: node --import tsx bench/kit-server.ts <dir with answers.json> <database url>
  */
 import { createApp, createLogger, createSql } from '@genesis/common'
-import { readAnswers } from './answers.js'
+import { serveAnswers } from './answers.js'
 
 const [dir, databaseUrl] = process.argv.slice(2)
 if (!dir || !databaseUrl) throw new Error('usage: kit-server.ts <dir> <database url>')
@@ -19,10 +19,6 @@ const app = await createApp({
   sql: createSql(databaseUrl, { max: 1 }),
   logger: createLogger('kit-ceiling', { LOG_LEVEL: process.env.LOG_LEVEL === 'info' ? 'info' : 'warn' }),
 })
-for (const { path, type, body } of readAnswers(dir)) {
-  app.get(path, options, (_request, reply) => {
-    reply.type(type).send(body)
-  })
-}
+serveAnswers(app, dir, options)
 const url = await app.listen({ host: '127.0.0.1', port: 0 })
 console.log(`listening ${url}`)

@@ -7,7 +7,7 @@ import { cellIndex } from '../src/domain/geometry.js'
 import { TILE_DISTRICT, TILE_OWNED, TILE_PLAZA, TILE_ROAD, TILE_UNOWNED } from '../src/domain/tiles.js'
 import { buildGridData, type GridInput } from '../src/grid/data.js'
 import { ByteLru, negotiateEncoding, SLICE_BYTES } from '../src/grid/map-body.js'
-import { GridView, WHOLE_GRID } from '../src/grid/view.js'
+import { GridView, PARCEL_ANSWERS_KEPT, WHOLE_GRID } from '../src/grid/view.js'
 import { elementLines } from '../src/importer/json-lines.js'
 
 const DISTRICT = '0b0b0b0b-0000-4000-8000-000000000001'
@@ -203,6 +203,19 @@ describe('prewarm', () => {
     }
     const rect = { minX: -2, minY: -2, maxX: 3, maxY: 2 }
     expect((await warm.mapBody(rect)).toBuffer().equals((await cold.mapBody(rect)).toBuffer())).toBe(true)
+  })
+
+  it('answers a parcel asked again with the same bytes, keeping at most PARCEL_ANSWERS_KEPT answers', () => {
+    const view = new GridView(buildGridData(world()), 0)
+    const first = view.parcelEnvelope(0, 0)
+    expect(view.parcelEnvelope(0, 0)).toBe(first)
+    // As many other parcels as the view keeps: the first answer is dropped with the rest, then made again.
+    for (let i = 0; i < PARCEL_ANSWERS_KEPT; i++)
+      view.parcelEnvelope((i % 301) - 150, Math.floor(i / 301) - 150)
+    const again = view.parcelEnvelope(0, 0)
+    expect(again).not.toBe(first)
+    expect(again.equals(first)).toBe(true)
+    expect(JSON.parse(again.toString())).toMatchObject({ ok: true, data: { id: '0,0', x: 0, y: 0 } })
   })
 
   it('stops as soon as the view is no longer current', async () => {

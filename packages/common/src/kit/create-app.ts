@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import type { Server } from 'node:http'
+import type { IncomingMessage, Server } from 'node:http'
 import type { Socket } from 'node:net'
 import compress from '@fastify/compress'
 import rateLimit from '@fastify/rate-limit'
@@ -29,10 +29,9 @@ import { withFreshUuidExamples, withUsedSecuritySchemes } from './docs-spec.js'
 import { answerNodeRefusals, clientErrorHandler, installErrorHandling, sendError } from './error-handler.js'
 import { installHealth } from './health.js'
 import { DEFAULT_BODY_MAX_DEPTH, installJsonBody } from './json-body.js'
-import { lazyChildren } from './lazy-logger.js'
-import { installMetrics, UNMATCHED_ROUTE } from './metrics.js'
+import { installMetrics, markStarted, UNMATCHED_ROUTE } from './metrics.js'
 import { installNotFound } from './not-found.js'
-import { QuietProbesLogController } from './request-log.js'
+import { requestLogging } from './request-log.js'
 import { recordRoutes } from './route-table.js'
 import { installSignedFetch } from './signed-fetch-hook.js'
 import { installValidation } from './validation.js'
@@ -187,9 +186,13 @@ function requestIds(): () => string {
   }
 }
 
-/** The caller's X-Request-Id when it is well formed, else a new id of this process. */
+/**
+ * The caller's X-Request-Id when it is well formed, else a new id of this process. Fastify asks for it first
+ * thing with every request, so the request's start is marked here too (for its duration in the metrics).
+ */
 function requestIdOf(nextId: () => string) {
-  return (request: { headers: Record<string, string | string[] | undefined> }): string => {
+  return (request: IncomingMessage): string => {
+    markStarted(request)
     const sent = request.headers['x-request-id']
     return typeof sent === 'string' && CALLER_REQUEST_ID.test(sent) ? sent : nextId()
   }
@@ -204,8 +207,9 @@ export async function createApp(input: CreateAppOptions): Promise<App> {
   const options = { ...(input.config ? appOptionsFromConfig(input.config) : {}), ...input }
   const limits = options.connections ?? DEFAULT_CONNECTION_LIMITS
   const trustedHops = options.trustProxy ?? 0
+  const logging = requestLogging(options.logger)
   const app = Fastify({
-    ...(options.logger ? { loggerInstance: lazyChildren(options.logger) } : { logger: false }),
+    ...logging.fastify,
     bodyLimit: options.bodyLimit ?? 1_048_576,
     // The `n` proxies in front are trusted, hop by hop from the socket: the client IP is the address the
     // farthest of them saw, never one a client wrote further left in X-Forwarded-For.
@@ -214,7 +218,6 @@ export async function createApp(input: CreateAppOptions): Promise<App> {
     // written to every log line of the request, so a long or odd one would be the caller's to fill them with.
     requestIdHeader: false,
     genReqId: requestIdOf(requestIds()),
-    logController: new QuietProbesLogController(),
     return503OnClosing: true,
     // URL-level failures (a bad percent escape, an over-long path segment) in the envelope too.
     frameworkErrors: sendError,
@@ -230,11 +233,32 @@ export async function createApp(input: CreateAppOptions): Promise<App> {
       connectionsCheckingInterval: Math.min(1000, limits.headersTimeoutMs),
     },
   }).withTypeProvider<TypeBoxTypeProvider>()
+  if (logging.logger) app.log = logging.logger
   app.server.maxConnections = limits.maxConnections
   closeSilentConnections(app.server, limits.headersTimeoutMs)
   answerNodeRefusals(app.server)
 
-  // First, so that every route, the kit's own included, is timed.
+  // Fastify reads no body for GET and HEAD: the decompression hook (a preParsing hook @fastify/compress
+  // puts on every route) would only look at each request and pass. Before compress's own onRoute hook.
+  app.addHook('onRoute', (route) => {
+    const methods = [route.method].flat()
+    if (methods.every((method) => method === 'GET' || method === 'HEAD'))
+      (route as { decompress?: boolean }).decompress ??= false
+  })
+  // First: the metrics' hook (next) must be every route's last onSend hook, after compression's.
+  await app.register(compress, {
+    global: true,
+    threshold: 1024,
+    encodings: ['br', 'gzip'],
+    // Brotli's default quality (11) costs far more CPU than it saves bytes on JSON answers.
+    brotliOptions: { params: { 1: 4 } },
+  })
+  // Request lines: Fastify writes a request's last line from its end-of-answer event, which it listens for
+  // only on routes with an onResponse hook. At a level that shows no request lines, no route has one.
+  if (logging.logger?.isLevelEnabled('info')) {
+    app.addHook('onResponse', (_request, _reply, done) => done())
+  }
+  // Then, so that every route, the kit's own included, is timed.
   const metrics = installMetrics(app, options.name, (options.metricsPort ?? 0) > 0)
   app.decorate('metrics', metrics.registry)
   recordRoutes(app)
@@ -259,20 +283,6 @@ export async function createApp(input: CreateAppOptions): Promise<App> {
     // it trickles, only to be thrown away.
     if (closing || bodyStillComing(request.raw)) reply.header('connection', 'close')
     done(null, payload)
-  })
-  // Fastify reads no body for GET and HEAD: the decompression hook (a preParsing hook @fastify/compress
-  // puts on every route) would only look at each request and pass. Before compress's own onRoute hook.
-  app.addHook('onRoute', (route) => {
-    const methods = [route.method].flat()
-    if (methods.every((method) => method === 'GET' || method === 'HEAD'))
-      (route as { decompress?: boolean }).decompress ??= false
-  })
-  await app.register(compress, {
-    global: true,
-    threshold: 1024,
-    encodings: ['br', 'gzip'],
-    // Brotli's default quality (11) costs far more CPU than it saves bytes on JSON answers.
-    brotliOptions: { params: { 1: 4 } },
   })
   if (options.rateLimitMax && options.rateLimitMax > 0) {
     await app.register(rateLimit, {

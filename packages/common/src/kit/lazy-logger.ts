@@ -53,7 +53,7 @@ export class LazyChildLogger implements FastifyBaseLogger {
     return ((this.child_ as ParentLogger | undefined) ?? this.parent).isLevelEnabled?.(level) ?? true
   }
 
-  child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
+  child(bindings: Bindings, options?: ChildLoggerOptions): LazyChildLogger {
     return new LazyChildLogger(this.made(), bindings, options ?? {})
   }
 
@@ -71,5 +71,5 @@ export class LazyChildLogger implements FastifyBaseLogger {
 }
 
 /** The logger to give Fastify: its children (one per request) are made lazily. */
-export const lazyChildren = (logger: FastifyBaseLogger): FastifyBaseLogger =>
+export const lazyChildren = (logger: FastifyBaseLogger): LazyChildLogger =>
   new LazyChildLogger(logger, {}, {})

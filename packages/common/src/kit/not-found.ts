@@ -16,7 +16,7 @@ export async function installNotFound(app: FastifyInstance, record: DurationReco
       if (bodyStillComing(request.raw)) notFound(request, reply)
       else done()
     })
-    scope.addHook('onResponse', timing(record))
+    scope.addHook('onSend', timing(record))
     scope.setNotFoundHandler(notFound)
   })
 }

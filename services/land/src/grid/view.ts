@@ -22,6 +22,8 @@ export type { Rect }
 
 /** `/map` answers of rectangles kept per view, by the bytes they hold of their own (README "Capacity"). */
 export const MAP_CACHE_BYTES = 32 * 1024 * 1024
+/** Whole `/parcels/:x/:y` answers kept per view (README "Capacity"): about 1 MiB. */
+export const PARCEL_ANSWERS_KEPT = 2048
 const ENVELOPE_HEAD = Buffer.from(okJson('').slice(0, -1))
 const ENVELOPE_TAIL = Buffer.from('}')
 const MAP_HEAD = Buffer.from(okJson('{"assets":{"parcels":[').slice(0, -1))
@@ -71,6 +73,8 @@ export class GridView implements MapSnapshot {
   /** The whole-grid `/map`, kept apart from the bounded cache: prewarm makes it, no rectangle evicts it. */
   private wholeMap: CachedBody | undefined
   private districtsBody: CachedBody | undefined
+  /** The envelopes of the parcels asked for lately, by cell: a repeated read copies nothing. */
+  private readonly parcelEnvelopes = new Map<number, Buffer>()
 
   constructor(
     readonly data: GridData,
@@ -115,10 +119,21 @@ export class GridView implements MapSnapshot {
     return this.parcelAnswers?.json(cellIndex(x, y)) ?? Buffer.from(JSON.stringify(this.parcel(x, y)))
   }
 
-  /** `{ ok, data: parcel }` as bytes, ready to send: once prewarmed, the single-parcel read serialises nothing. */
+  /**
+   * `{ ok, data: parcel }` as bytes, ready to send: once prewarmed, the single-parcel read serialises nothing,
+   * and a parcel asked for again is answered with the same bytes.
+   */
   parcelEnvelope(x: number, y: number): Buffer {
-    const json = this.parcelJson(x, y)
-    return Buffer.concat([ENVELOPE_HEAD, json, ENVELOPE_TAIL], json.length + ENVELOPE_HEAD.length + 1)
+    const i = cellIndex(x, y)
+    let envelope = this.parcelEnvelopes.get(i)
+    if (envelope === undefined) {
+      const json = this.parcelJson(x, y)
+      envelope = Buffer.concat([ENVELOPE_HEAD, json, ENVELOPE_TAIL], json.length + ENVELOPE_HEAD.length + 1)
+      // Full: start again rather than keep order on every read; the parcels asked for most come back first.
+      if (this.parcelEnvelopes.size >= PARCEL_ANSWERS_KEPT) this.parcelEnvelopes.clear()
+      this.parcelEnvelopes.set(i, envelope)
+    }
+    return envelope
   }
 
   estate(id: string) {
