@@ -3,13 +3,13 @@
  * each answering GET /answer with the same 428 bytes of JSON from memory.
  * Usage: node --import tsx bench/kit-rung.ts <rung> <database url>; prints `listening <url>`.
  */
-import { randomUUID } from 'node:crypto'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import { createSql } from '../src/db/database.js'
 import { installCors } from '../src/kit/cors.js'
 import { createApp } from '../src/kit/create-app.js'
 import { createLogger } from '../src/kit/logger.js'
 import { installMetrics } from '../src/kit/metrics.js'
+import { requestIdMaker } from '../src/kit/request-id.js'
 import { requestLogging } from '../src/kit/request-log.js'
 import { RUNGS, type Rung } from './rungs.js'
 
@@ -38,7 +38,7 @@ if (rung === RUNGS.indexOf('createApp')) {
   const at = (name: Rung) => rung >= RUNGS.indexOf(name)
   app = Fastify({
     ...(at('request logger') ? requestLogging(logger()).fastify : { logger: false }),
-    ...(at('request ids') ? { requestIdHeader: 'x-request-id', genReqId: () => randomUUID() } : {}),
+    ...(at('request ids') ? { requestIdHeader: false as const, genReqId: requestIdMaker() } : {}),
   })
   if (at('metrics')) installMetrics(app, 'kit-ladder')
   const cors = at('cors headers')

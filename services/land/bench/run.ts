@@ -43,7 +43,7 @@ import {
   waitFor,
 } from './harness.js'
 
-const ROUNDS = 7
+const ROUNDS = 9
 const TARGET = 0.85
 const benchDir = fileURLToPath(new URL('.', import.meta.url))
 

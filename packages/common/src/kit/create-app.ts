@@ -1,5 +1,4 @@
-import { randomUUID } from 'node:crypto'
-import type { IncomingMessage, Server } from 'node:http'
+import type { Server } from 'node:http'
 import type { Socket } from 'node:net'
 import compress from '@fastify/compress'
 import rateLimit from '@fastify/rate-limit'
@@ -29,8 +28,9 @@ import { withFreshUuidExamples, withUsedSecuritySchemes } from './docs-spec.js'
 import { answerNodeRefusals, clientErrorHandler, installErrorHandling, sendError } from './error-handler.js'
 import { installHealth } from './health.js'
 import { DEFAULT_BODY_MAX_DEPTH, installJsonBody } from './json-body.js'
-import { installMetrics, markStarted, UNMATCHED_ROUTE } from './metrics.js'
+import { installMetrics, UNMATCHED_ROUTE } from './metrics.js'
 import { installNotFound } from './not-found.js'
+import { requestIdMaker } from './request-id.js'
 import { requestLogging } from './request-log.js'
 import { recordRoutes } from './route-table.js'
 import { installSignedFetch } from './signed-fetch-hook.js'
@@ -169,35 +169,6 @@ function closeSilentConnections(server: Server, ms: number) {
   })
 }
 
-/** A request id a caller may choose: up to 64 letters, digits, `.`, `_` or `-` (a uuid, a trace id). */
-const CALLER_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/
-
-/**
- * The request ids this process makes: a version-4 uuid drawn once, whose last twelve hex digits count the
- * requests. Unique across replicas as the uuid is, and shaped as one for log tools, without drawing random
- * bytes (and refilling Node's entropy cache) on every request.
- */
-function requestIds(): () => string {
-  const base = randomUUID().slice(0, 24)
-  let counted = 0
-  return () => {
-    counted = (counted + 1) % 0x1000000000000
-    return base + counted.toString(16).padStart(12, '0')
-  }
-}
-
-/**
- * The caller's X-Request-Id when it is well formed, else a new id of this process. Fastify asks for it first
- * thing with every request, so the request's start is marked here too (for its duration in the metrics).
- */
-function requestIdOf(nextId: () => string) {
-  return (request: IncomingMessage): string => {
-    markStarted(request)
-    const sent = request.headers['x-request-id']
-    return typeof sent === 'string' && CALLER_REQUEST_ID.test(sent) ? sent : nextId()
-  }
-}
-
 /**
  * A Fastify app built the same way in every service: the shared plugins in order (errors, validation,
  * security headers, CORS, compression, rate limit, OpenAPI), health, metrics and signed fetch.
@@ -217,7 +188,7 @@ export async function createApp(input: CreateAppOptions): Promise<App> {
     // The caller's X-Request-Id is kept only when it is a short, plain token: it is echoed in the answer and
     // written to every log line of the request, so a long or odd one would be the caller's to fill them with.
     requestIdHeader: false,
-    genReqId: requestIdOf(requestIds()),
+    genReqId: requestIdMaker(),
     return503OnClosing: true,
     // URL-level failures (a bad percent escape, an over-long path segment) in the envelope too.
     frameworkErrors: sendError,

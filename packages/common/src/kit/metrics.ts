@@ -143,9 +143,11 @@ export const timing =
     done(null, payload)
   }
 
+/** A payload Fastify streams: anything but a string, bytes or nothing (those are written at once). */
 const isStream = (payload: unknown): boolean =>
   typeof payload === 'object' &&
   payload !== null &&
+  !(payload instanceof Uint8Array) &&
   (typeof (payload as { pipe?: unknown }).pipe === 'function' ||
     typeof (payload as { getReader?: unknown }).getReader === 'function')
 
