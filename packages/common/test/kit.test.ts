@@ -496,6 +496,9 @@ describe('request logs', () => {
       return ok(true)
     })
     logging.get('/quiet', async () => ok(true))
+    logging.get('/listeners', async (_request, reply) =>
+      ok({ finish: reply.raw.listenerCount('finish'), error: reply.raw.listenerCount('error') }),
+    )
     return { logging, lines }
   }
 
@@ -518,6 +521,21 @@ describe('request logs', () => {
     } finally {
       await logging.close()
     }
+  })
+
+  it('listens for the end of an answer only at a level that logs request lines', async () => {
+    const listeners = async (level: string) => {
+      const { logging } = await appLogging(level)
+      try {
+        const address = await logging.listen({ port: 0, host: '127.0.0.1' })
+        return ((await (await fetch(`${address}/listeners`)).json()) as { data: unknown }).data
+      } finally {
+        await logging.close()
+      }
+    }
+    // Node's own listener on 'finish' only; Fastify adds one on 'finish' and one on 'error' to time a request.
+    expect(await listeners('warn')).toEqual({ finish: 1, error: 0 })
+    expect(await listeners('info')).toEqual({ finish: 2, error: 1 })
   })
 
   it('at warn writes nothing for a quiet request, and binds the lines a request does write', async () => {
