@@ -170,8 +170,8 @@ function closeSilentConnections(server: Server, ms: number) {
 }
 
 /**
- * A Fastify app built the same way in every service: the shared plugins in order (errors, validation,
- * security headers, CORS, compression, rate limit, OpenAPI), health, metrics and signed fetch.
+ * A Fastify app built the same way in every service: the shared plugins in order (compression, metrics,
+ * errors, validation, CORS, rate limit, OpenAPI), health, admission and signed fetch.
  * The service registers its routes on the returned app.
  */
 export async function createApp(input: CreateAppOptions): Promise<App> {
