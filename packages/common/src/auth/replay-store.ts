@@ -1,4 +1,4 @@
-import { BATCH_SIZE, inBatches, type ResumedBatch, resumedBatches } from '../db/batches.js'
+import { BATCH_SIZE, inBatches, oldRowsDeleting } from '../db/batches.js'
 import type { Sql } from '../db/database.js'
 import { refuse } from './refusal.js'
 import type { VerifiedSigner } from './verify.js'
@@ -44,28 +44,12 @@ export async function rememberSignature(sql: Sql, used: UsedSignature): Promise<
 
 /**
  * Forgets the signatures that could no longer pass the age check, oldest first, in batches that the
- * expires_at index finds (inBatches), each starting where the one before ended (resumedBatches): each
- * statement's cost is its batch, whatever the table holds. The rows are deleted by their address alone
- * (rows here are never updated, only inserted and deleted), so that the delete cannot be planned as a walk
- * of every expired row filtered by the batch's addresses.
+ * expires_at index finds (inBatches), each starting where the one before ended (oldRowsDeleting): each
+ * statement's cost is its batch, whatever the table holds (rows here are never updated).
  */
 export function pruneSignatures(sql: Sql, signal?: AbortSignal): Promise<number> {
-  return inBatches(
-    sql,
-    resumedBatches(
-      async (tx, after) =>
-        (
-          await tx<ResumedBatch[]>`
-            with gone as (
-              delete from signed_fetch_replays
-              where ctid = any(array(
-                select ctid from signed_fetch_replays
-                where expires_at >= ${after}::text::timestamptz and expires_at < now()
-                order by expires_at limit ${tx.unsafe(String(BATCH_SIZE))}))
-              returning expires_at)
-            select count(*)::int as n, max(expires_at)::text as last from gone`
-        )[0],
-    ),
-    { size: BATCH_SIZE, signal },
-  )
+  return inBatches(sql, oldRowsDeleting('signed_fetch_replays', 'expires_at', 0), {
+    size: BATCH_SIZE,
+    signal,
+  })
 }

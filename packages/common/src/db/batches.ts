@@ -73,3 +73,31 @@ export function resumedBatches(
     return done?.n ?? 0
   }
 }
+
+/**
+ * A resumed batch deleting the rows of `table` that are `keepS` seconds or more past their `column` (an
+ * indexed timestamp), at most BATCH_SIZE a batch, oldest first. The rows are deleted by their address
+ * alone, so that the delete cannot be planned as a walk of every old row filtered by the batch's
+ * addresses. Only for rows whose `column` never changes (inserted and deleted, never updated).
+ */
+export function oldRowsDeleting(
+  table: string,
+  column: string,
+  keepS: number,
+): (q: Queryable) => Promise<number> {
+  return resumedBatches(
+    async (q, after) =>
+      (
+        await q<ResumedBatch[]>`
+          with gone as (
+            delete from ${q(table)}
+            where ctid = any(array(
+              select ctid from ${q(table)}
+              where ${q(column)} >= ${after}::text::timestamptz
+                and ${q(column)} < now() - ${q.unsafe(String(keepS))} * interval '1 second'
+              order by ${q(column)} limit ${q.unsafe(String(BATCH_SIZE))}))
+            returning ${q(column)})
+          select count(*)::int as n, max(${q(column)})::text as last from gone`
+      )[0],
+  )
+}

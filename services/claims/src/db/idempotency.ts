@@ -1,4 +1,4 @@
-import { BATCH_SIZE, type Queryable, type ResumedBatch, resumedBatches } from '@genesis/common'
+import { oldRowsDeleting, type Queryable } from '@genesis/common'
 
 /** Keys are kept this long; a retry after that creates a new claim. */
 export const IDEMPOTENCY_KEY_TTL_HOURS = 24
@@ -16,23 +16,7 @@ export async function findIdempotencyKey(
 
 /**
  * The batches of one pruning run: each up to BATCH_SIZE keys past their time, oldest first (the created_at
- * index), starting where the batch before ended (resumedBatches). Deleted by their address alone (keys are
- * never updated), so that the delete cannot be planned as a walk of every expired key filtered by the
- * batch's addresses.
+ * index), starting where the batch before ended (keys are never updated).
  */
 export const idempotencyKeysPruning = () =>
-  resumedBatches(
-    async (sql, after) =>
-      (
-        await sql<ResumedBatch[]>`
-          with gone as (
-            delete from idempotency_keys
-            where ctid = any(array(
-              select ctid from idempotency_keys
-              where created_at >= ${after}::text::timestamptz
-                and created_at < now() - ${sql.unsafe(String(IDEMPOTENCY_KEY_TTL_HOURS))} * interval '1 hour'
-              order by created_at limit ${sql.unsafe(String(BATCH_SIZE))}))
-            returning created_at)
-          select count(*)::int as n, max(created_at)::text as last from gone`
-      )[0],
-  )
+  oldRowsDeleting('idempotency_keys', 'created_at', IDEMPOTENCY_KEY_TTL_HOURS * 3600)
