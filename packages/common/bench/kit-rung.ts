@@ -5,7 +5,8 @@
  */
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import { createSql } from '../src/db/database.js'
-import { installCors } from '../src/kit/cors.js'
+import { answerHook } from '../src/kit/answer-hook.js'
+import { type CorsHeaders, corsHeaders } from '../src/kit/cors.js'
 import { createApp } from '../src/kit/create-app.js'
 import { createLogger } from '../src/kit/logger.js'
 import { installMetrics } from '../src/kit/metrics.js'
@@ -40,14 +41,14 @@ if (rung === RUNGS.indexOf('createApp')) {
     ...(at('request logger') ? requestLogging(logger()).fastify : { logger: false }),
     ...(at('request ids') ? { requestIdHeader: false as const, genReqId: requestIdMaker() } : {}),
   })
-  if (at('metrics')) installMetrics(app, 'kit-ladder')
-  const cors = at('cors headers')
-    ? installCors(app, { origins: '*', allowedHeaders: ['content-type'] })
-    : undefined
-  if (at('request ids')) {
+  // The kit's answer hook, its CORS headers set from the rung on that adds them; before the metrics, a
+  // hook of its own sets the request id alone.
+  const cors: CorsHeaders = at('cors headers') ? corsHeaders('*') : () => {}
+  if (at('metrics')) {
+    installMetrics(app, 'kit-ladder', { lastOnSend: answerHook(cors, () => false) })
+  } else if (at('request ids')) {
     app.addHook('onSend', (request, reply, payload, done) => {
       reply.header('x-request-id', request.id)
-      cors?.(request, reply)
       done(null, payload)
     })
   }

@@ -5,6 +5,7 @@ import { Type } from '@sinclair/typebox'
 import pino from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type App, BadRequestError, createApp, ok } from '../src/index.js'
+import { requestIds } from '../src/kit/request-id.js'
 import { createIdentity, signedHeaders } from '../src/testing/index.js'
 import { useKitDatabase } from './set-up.js'
 
@@ -159,7 +160,7 @@ describe('service kit over HTTP', () => {
     expect(await docs.text()).toContain('Swagger UI')
   })
 
-  it('answers unknown routes with a 404 envelope', async () => {
+  it('answers unknown routes with a 404 envelope, with the headers of every answer', async () => {
     const response = await call('/nowhere?x=1')
     expect(response.status).toBe(404)
     expect(await response.json()).toEqual({
@@ -167,6 +168,8 @@ describe('service kit over HTTP', () => {
       error: 'Route GET /nowhere not found',
       code: 'not_found',
     })
+    expect(response.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/)
+    expect(response.headers.get('access-control-allow-origin')).toBe('*')
   })
 
   it('renders thrown errors with their status, code and data', async () => {
@@ -424,6 +427,28 @@ describe('service kit over HTTP', () => {
     expect(sixtyFour).toHaveLength(64)
     const kept = await call('/health/live', { headers: { 'x-request-id': sixtyFour } })
     expect(kept.headers.get('x-request-id')).toBe(sixtyFour)
+  })
+
+  it('counts its own request ids under one uuid, and draws a new uuid when the count runs out', () => {
+    const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
+    // four digits: 10,000 ids a uuid
+    const next = requestIds(4)
+    const ids = Array.from({ length: 10_001 }, next)
+    for (const id of ids) expect(id).toMatch(uuid)
+    expect(new Set(ids).size).toBe(ids.length)
+    const count = (id: string) => id.slice(-4)
+    const base = (id: string) => id.slice(0, 32)
+    expect([0, 1, 999, 1000, 1001, 9999].map((i) => count(ids[i]!))).toEqual([
+      '0000',
+      '0001',
+      '0999',
+      '1000',
+      '1001',
+      '9999',
+    ])
+    expect(new Set(ids.slice(0, 10_000).map(base)).size).toBe(1)
+    expect(base(ids[10_000]!)).not.toBe(base(ids[9999]!))
+    expect(count(ids[10_000]!)).toBe('0000')
   })
 
   it("replaces a caller's request id that is long or not a plain token, never echoing it", async () => {

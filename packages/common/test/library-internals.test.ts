@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module'
 import Fastify from 'fastify'
 import { describe, expect, it } from 'vitest'
-import { installMetrics, UNMATCHED_ROUTE } from '../src/kit/metrics.js'
+import { installMetrics, timing, UNMATCHED_ROUTE } from '../src/kit/metrics.js'
 import { installNotFound } from '../src/kit/not-found.js'
 
 /*
@@ -17,7 +17,7 @@ describe('prom-client 15.1.3: the request-duration histogram recorded without pr
   const scraped = async () => {
     const app = Fastify()
     const { registry, recorder } = installMetrics(app, 'demo')
-    await installNotFound(app, recorder(UNMATCHED_ROUTE))
+    await installNotFound(app, timing(recorder(UNMATCHED_ROUTE)))
     app.get('/x', async () => 'x')
     for (let i = 0; i < 3; i++) await app.inject({ method: 'GET', url: '/x' })
     await app.inject({ method: 'GET', url: '/nowhere' })
@@ -63,6 +63,43 @@ describe('prom-client 15.1.3: the request-duration histogram recorded without pr
       value: 3,
       metricName: 'http_request_duration_seconds_count',
     })
+  })
+
+  it('counts each method and status of a route in its own series, however they alternate', async () => {
+    const app = Fastify()
+    const { registry } = installMetrics(app, 'demo')
+    app.route<{ Querystring: { status?: string } }>({
+      method: ['GET', 'DELETE'],
+      url: '/y',
+      handler: async (request, reply) => reply.code(Number(request.query.status ?? 200)).send('y'),
+    })
+    const sent: Array<['GET' | 'DELETE', number]> = [
+      ['GET', 200],
+      ['GET', 404],
+      ['GET', 200],
+      ['DELETE', 200],
+      ['GET', 200],
+      ['DELETE', 404],
+      ['GET', 404],
+    ]
+    for (const [method, status] of sent) await app.inject({ method, url: `/y?status=${status}` })
+    await app.close()
+    const text = await registry.getSingleMetricAsString('http_request_duration_seconds')
+    const count = (method: string, status: number) =>
+      Number(
+        text
+          .split('\n')
+          .find((line) =>
+            line.startsWith(
+              `http_request_duration_seconds_count{service="demo",method="${method}",route="/y",status_code="${status}"}`,
+            ),
+          )
+          ?.split(' ')
+          .pop(),
+      )
+    expect([count('GET', 200), count('GET', 404), count('DELETE', 200), count('DELETE', 404)]).toEqual([
+      3, 2, 1, 1,
+    ])
   })
 })
 

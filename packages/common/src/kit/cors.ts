@@ -4,34 +4,23 @@ const METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS'
 const EXPOSED_HEADERS = 'x-request-id, etag, retry-after'
 const MAX_AGE_S = '86400'
 
-export interface CorsOptions {
-  /** `*` or a comma-separated list of origins. */
-  origins: string
-  /** The request headers a preflight allows. */
-  allowedHeaders: readonly string[]
-}
+/** Sets an answer's CORS headers, for the origins allowed (`*` or a comma-separated list). */
+export type CorsHeaders = (request: FastifyRequest, reply: FastifyReply) => void
 
 /**
- * CORS for every answer and every preflight. A simple answer gets its headers from `corsHeaders`, which
- * the kit calls in the onSend hook it runs anyway: @fastify/cors's per-request hook (it builds the route
- * options twice and copies its options on every request) was a measurable share of a small read
- * (PERFORMANCE.md). Preflights
- * are answered by an OPTIONS route on every path, before any auth or body parsing.
+ * CORS for every answer: the kit calls this in the onSend hook it runs anyway (answer-hook.ts), where
+ * @fastify/cors's per-request hook (it builds the route options twice and copies its options on every
+ * request) was a measurable share of a small read (PERFORMANCE.md).
  */
-export function installCors(
-  app: FastifyInstance,
-  options: CorsOptions,
-): (request: FastifyRequest, reply: FastifyReply) => void {
-  const anyOrigin = options.origins.trim() === '*'
+export function corsHeaders(origins: string): CorsHeaders {
+  const anyOrigin = origins.trim() === '*'
   const listed = new Set(
-    options.origins
+    origins
       .split(',')
       .map((origin) => origin.trim())
       .filter((origin) => origin !== ''),
   )
-  const allowedHeaders = options.allowedHeaders.join(', ')
-
-  const corsHeaders = (request: FastifyRequest, reply: FastifyReply) => {
+  return (request, reply) => {
     if (anyOrigin) {
       reply.header('access-control-allow-origin', '*')
       reply.header('access-control-expose-headers', EXPOSED_HEADERS)
@@ -46,7 +35,14 @@ export function installCors(
     reply.header('access-control-allow-origin', origin)
     reply.header('access-control-expose-headers', EXPOSED_HEADERS)
   }
+}
 
+/**
+ * Preflights: an OPTIONS route on every path, answered before any auth or body parsing, allowing the
+ * request headers named.
+ */
+export function installPreflight(app: FastifyInstance, allowedHeaderNames: readonly string[]): void {
+  const allowedHeaders = allowedHeaderNames.join(', ')
   app.options('*', { schema: { hide: true } }, (_request, reply) => {
     reply
       .code(204)
@@ -56,5 +52,4 @@ export function installCors(
       .header('content-length', '0')
       .send()
   })
-  return corsHeaders
 }

@@ -22,8 +22,8 @@ import type { BaseConfig } from '../config.js'
 import type { Sql } from '../db/database.js'
 import { TooManyRequestsError } from '../errors.js'
 import { type AdmissionSettings, DEFAULT_ADMISSION, installAdmission } from './admission-hooks.js'
-import { bodyStillComing } from './body-still-coming.js'
-import { installCors } from './cors.js'
+import { answerHook } from './answer-hook.js'
+import { corsHeaders, installPreflight } from './cors.js'
 import { withFreshUuidExamples, withUsedSecuritySchemes } from './docs-spec.js'
 import { answerNodeRefusals, clientErrorHandler, installErrorHandling, sendError } from './error-handler.js'
 import { installHealth } from './health.js'
@@ -170,8 +170,9 @@ function closeSilentConnections(server: Server, ms: number) {
 }
 
 /**
- * A Fastify app built the same way in every service: the shared plugins in order (compression, metrics,
- * errors, validation, CORS, rate limit, OpenAPI), health, admission and signed fetch.
+ * A Fastify app built the same way in every service: the shared plugins in order (compression, the kit's
+ * answer hook and metrics, errors, validation, CORS preflights, rate limit, OpenAPI), health, admission and
+ * signed fetch.
  * The service registers its routes on the returned app.
  */
 export async function createApp(input: CreateAppOptions): Promise<App> {
@@ -216,7 +217,7 @@ export async function createApp(input: CreateAppOptions): Promise<App> {
     if (methods.every((method) => method === 'GET' || method === 'HEAD'))
       (route as { decompress?: boolean }).decompress ??= false
   })
-  // First: the metrics' hook (next) must be every route's last onSend hook, after compression's.
+  // First: the kit's answer hook (next) must be every route's last onSend hook, after compression's.
   await app.register(compress, {
     global: true,
     threshold: 1024,
@@ -229,32 +230,22 @@ export async function createApp(input: CreateAppOptions): Promise<App> {
   if (logging.logger?.isLevelEnabled('info')) {
     app.addHook('onResponse', (_request, _reply, done) => done())
   }
-  // Then, so that every route, the kit's own included, is timed.
-  const metrics = installMetrics(app, options.name, (options.metricsPort ?? 0) > 0)
-  app.decorate('metrics', metrics.registry)
-  recordRoutes(app)
   let closing = false
   app.addHook('preClose', async () => {
     closing = true
   })
+  // Then, so that every route, the kit's own included, ends with it.
+  const lastOnSend = answerHook(corsHeaders(options.corsOrigins ?? '*'), () => closing)
+  const metrics = installMetrics(app, options.name, {
+    ownPort: (options.metricsPort ?? 0) > 0,
+    lastOnSend,
+  })
+  app.decorate('metrics', metrics.registry)
+  recordRoutes(app)
   installErrorHandling(app)
   installValidation(app)
   installJsonBody(app, options.bodyMaxDepth ?? DEFAULT_BODY_MAX_DEPTH)
-
-  const corsHeaders = installCors(app, {
-    origins: options.corsOrigins ?? '*',
-    allowedHeaders: ALLOWED_HEADERS,
-  })
-  // One callback-style hook on every answer, errors included: cheaper than async hooks or one per concern.
-  app.addHook('onSend', (request, reply, payload, done) => {
-    reply.header('x-request-id', request.id)
-    corsHeaders(request, reply)
-    // A keep-alive socket would hold the drain open until its idle timeout; and a request answered before
-    // its body arrived (refused early: 401, 404, 413) would otherwise have the rest of it read, however slowly
-    // it trickles, only to be thrown away.
-    if (closing || bodyStillComing(request.raw)) reply.header('connection', 'close')
-    done(null, payload)
-  })
+  installPreflight(app, ALLOWED_HEADERS)
   if (options.rateLimitMax && options.rateLimitMax > 0) {
     await app.register(rateLimit, {
       max: options.rateLimitMax,
@@ -323,6 +314,6 @@ export async function createApp(input: CreateAppOptions): Promise<App> {
     admission: verification,
   })
   // Last: the not-found scope takes the hooks registered before it.
-  await installNotFound(app, metrics.recorder(UNMATCHED_ROUTE))
+  await installNotFound(app, lastOnSend(metrics.recorder(UNMATCHED_ROUTE)))
   return app
 }

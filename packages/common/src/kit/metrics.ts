@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http'
-import type { FastifyInstance, onSendHookHandler } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify'
 import { collectDefaultMetrics, Histogram, Registry } from 'prom-client'
 
 type Label = 'method' | 'route' | 'status_code'
@@ -14,6 +14,8 @@ export type DurationRecorder = (method: string, status: number, seconds: number)
 export const UNMATCHED_ROUTE = 'unmatched'
 
 interface Series {
+  method: string
+  status: number
   labels: Record<Label, string | number>
   /** Observations per bucket (not cumulative); the last slot is above every bound. */
   counts: Float64Array
@@ -31,18 +33,24 @@ class RequestDurations extends Histogram<Label> {
 
   recorder(route: string): DurationRecorder {
     const byMethod = new Map<string, Map<number, Series>>()
+    // A route's requests mostly get the same answer: its series is the last one, found without the maps.
+    let last: Series | undefined
     return (method, status, seconds) => {
-      let byStatus = byMethod.get(method)
-      if (byStatus === undefined) {
-        byStatus = new Map()
-        byMethod.set(method, byStatus)
-      }
-      let series = byStatus.get(status)
-      if (series === undefined) {
-        const labels = { method, route, status_code: status }
-        series = { labels, counts: new Float64Array(BUCKETS.length + 1), sum: 0 }
-        byStatus.set(status, series)
-        this.series.push(series)
+      let series = last
+      if (series === undefined || series.status !== status || series.method !== method) {
+        let byStatus = byMethod.get(method)
+        if (byStatus === undefined) {
+          byStatus = new Map()
+          byMethod.set(method, byStatus)
+        }
+        series = byStatus.get(status)
+        if (series === undefined) {
+          const labels = { method, route, status_code: status }
+          series = { method, status, labels, counts: new Float64Array(BUCKETS.length + 1), sum: 0 }
+          byStatus.set(status, series)
+          this.series.push(series)
+        }
+        last = series
       }
       let bucket = 0
       while (bucket < BUCKETS.length && seconds > BUCKETS[bucket]!) bucket++
@@ -81,6 +89,13 @@ export interface AppMetrics {
   recorder: (route: string) => DurationRecorder
 }
 
+export interface MetricsOptions {
+  /** METRICS_PORT is set: `/metrics` is served there (runService), not as a route of the app. */
+  ownPort?: boolean
+  /** Each route's last onSend hook, made from the recorder of its route (default: `timing`). */
+  lastOnSend?: (record: DurationRecorder) => onSendHookHandler
+}
+
 /**
  * Prometheus metrics on a registry of this app's own, so several apps can live in one process. `/metrics`
  * is a route of the app unless `ownPort` (METRICS_PORT): then runService serves it on that port alone, which
@@ -88,7 +103,11 @@ export interface AppMetrics {
  * by a hook of its own; requests that match no route are timed by the not-found scope (kit/not-found.ts)
  * under `recorder(UNMATCHED_ROUTE)`, so that no hook runs for every request of every route.
  */
-export function installMetrics(app: FastifyInstance, service: string, ownPort = false): AppMetrics {
+export function installMetrics(
+  app: FastifyInstance,
+  service: string,
+  { ownPort = false, lastOnSend = timing }: MetricsOptions = {},
+): AppMetrics {
   const registry = new Registry()
   registry.setDefaultLabels({ service })
   collectDefaultMetrics({ register: registry })
@@ -105,7 +124,7 @@ export function installMetrics(app: FastifyInstance, service: string, ownPort = 
   // the answer that is sent.
   app.addHook('onRoute', (route) => {
     const own = route.onSend === undefined ? [] : [route.onSend].flat()
-    route.onSend = [...own, timing(durations.recorder(route.url))]
+    route.onSend = [...own, lastOnSend(durations.recorder(route.url))]
   })
   if (!ownPort) {
     app.get('/metrics', { schema: { hide: true } }, async (_request, reply) =>
@@ -124,22 +143,33 @@ export function markStarted(raw: IncomingMessage): void {
 }
 
 /**
- * An onSend hook recording each request's duration, from its start to its answer handed to the socket; a
- * streamed answer, to its end. Not from Fastify's onResponse: that is run from two response listeners
- * added and removed on every request (PERFORMANCE.md), while a buffered answer is written in the same turn
- * as this hook, its socket write a few microseconds under the histogram's smallest bucket (1 ms).
+ * Records a request's duration, from its start to its answer handed to the socket; a streamed answer's, to
+ * its end. Called from the route's last onSend hook, not from Fastify's onResponse: that is run from two
+ * response listeners added and removed on every request (PERFORMANCE.md), while a buffered answer is
+ * written in the same turn as this hook, its socket write a few microseconds under the histogram's smallest
+ * bucket (1 ms).
  */
+export function recordDuration(
+  record: DurationRecorder,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  payload: unknown,
+): void {
+  const started = (request.raw as Timed)[STARTED] ?? performance.now()
+  if (isStream(payload)) {
+    reply.raw.once('close', () =>
+      record(request.method, reply.statusCode, (performance.now() - started) / 1000),
+    )
+  } else {
+    record(request.method, reply.statusCode, (performance.now() - started) / 1000)
+  }
+}
+
+/** An onSend hook that only records each request's duration (`recordDuration`). */
 export const timing =
   (record: DurationRecorder): onSendHookHandler =>
   (request, reply, payload, done) => {
-    const started = (request.raw as Timed)[STARTED] ?? performance.now()
-    if (isStream(payload)) {
-      reply.raw.once('close', () =>
-        record(request.method, reply.statusCode, (performance.now() - started) / 1000),
-      )
-    } else {
-      record(request.method, reply.statusCode, (performance.now() - started) / 1000)
-    }
+    recordDuration(record, request, reply, payload)
     done(null, payload)
   }
 

@@ -5,17 +5,33 @@ import { markStarted } from './metrics.js'
 /** A request id a caller may choose: up to 64 letters, digits, `.`, `_` or `-` (a uuid, a trace id). */
 const CALLER_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/
 
+/** '000' to '999', made once. */
+const THREE_DIGITS = Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, '0'))
+
 /**
- * The request ids this process makes: a version-4 uuid drawn once, whose last twelve hex digits count the
- * requests. Unique across replicas as the uuid is, and shaped as one for log tools, without drawing random
- * bytes (and refilling Node's entropy cache) on every request.
+ * The request ids this process makes: a version-4 uuid drawn once, whose last `digits` digits count the
+ * requests (decimal digits are hex digits too), a new uuid drawn when the count runs out. Unique across
+ * replicas as the uuid is, and shaped as one for log tools. A request only joins two strings made before:
+ * no random bytes drawn (nor Node's entropy cache refilled), no number formatted. Formatting one per
+ * request costs more than the join, and V8 keeps the numbers' strings it makes in a cache that outlives
+ * a request, work for the garbage collector.
  */
-function requestIds(): () => string {
-  const base = randomUUID().slice(0, 24)
-  let counted = 0
+export function requestIds(digits = 12): () => string {
+  const thousands = 10 ** (digits - 3)
+  let base = ''
+  let high = thousands - 1
+  let low = 999
+  let prefix = ''
   return () => {
-    counted = (counted + 1) % 0x1000000000000
-    return base + counted.toString(16).padStart(12, '0')
+    if (++low === 1000) {
+      low = 0
+      if (++high === thousands) {
+        high = 0
+        base = randomUUID().slice(0, 36 - digits)
+      }
+      prefix = base + String(high).padStart(digits - 3, '0')
+    }
+    return prefix + THREE_DIGITS[low]
   }
 }
 

@@ -1,4 +1,4 @@
-import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify'
+import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
 import {
   AUTH_CHAIN_HEADER_PREFIX,
   isMutating,
@@ -29,20 +29,40 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     /** The caller's lower-case address on a signed route, null when unsigned. */
-    signer: string | null
-    signerMetadata: Record<string, unknown> | null
+    readonly signer: string | null
+    readonly signerMetadata: Record<string, unknown> | null
     /** On a mutating request to a route with `replay: 'route'`: the signature its write must record. */
-    usedSignature: UsedSignature | null
+    readonly usedSignature: UsedSignature | null
   }
 }
 
+/** What the kit learnt of a signed request: one slot per request, read through the three getters above. */
+interface Signed {
+  address: string
+  metadata: Record<string, unknown>
+  used: UsedSignature | null
+}
+const SIGNED = Symbol('signed')
+type WithSigned = FastifyRequest & { [SIGNED]: Signed | null }
+const signedOf = (request: FastifyRequest) => (request as WithSigned)[SIGNED]
+
 const PRUNE_INTERVAL_MS = 60_000
+
+function getterOf<T>(read: (signed: Signed) => T) {
+  return function (this: FastifyRequest): T | null {
+    const signed = signedOf(this)
+    return signed === null ? null : read(signed)
+  }
+}
 
 /** Verifies signed fetch in onRequest, before the body is read, on routes whose config asks for it. */
 export function installSignedFetch(app: FastifyInstance, sql: Sql, options: SignedFetchOptions) {
-  app.decorateRequest('signer', null)
-  app.decorateRequest('signerMetadata', null)
-  app.decorateRequest('usedSignature', null)
+  // One slot set per request (each value decoration is a store in Fastify's request constructor), the
+  // three names as getters on the prototype.
+  app.decorateRequest(SIGNED, null)
+  app.decorateRequest('signer', { getter: getterOf((signed) => signed.address) })
+  app.decorateRequest('signerMetadata', { getter: getterOf((signed) => signed.metadata) })
+  app.decorateRequest('usedSignature', { getter: getterOf((signed) => signed.used) })
   const verify =
     (mode: AuthMode, replay: 'kit' | 'route'): onRequestAsyncHookHandler =>
     async (request) => {
@@ -52,13 +72,13 @@ export function installSignedFetch(app: FastifyInstance, sql: Sql, options: Sign
         { method: request.method, path, headers: request.headers, client: request.ip },
         options,
       )
+      let used: UsedSignature | null = null
       if (isMutating(request.method)) {
-        const used = usedSignature(signer, options.maxAgeS)
-        if (replay === 'route') request.usedSignature = used
-        else await rememberSignature(sql, used)
+        const signature = usedSignature(signer, options.maxAgeS)
+        if (replay === 'route') used = signature
+        else await rememberSignature(sql, signature)
       }
-      request.signer = signer.address
-      request.signerMetadata = signer.metadata
+      ;(request as WithSigned)[SIGNED] = { address: signer.address, metadata: signer.metadata, used }
     }
   // Attached to the routes that ask for it, first among their onRequest hooks (a route's own hooks may
   // rely on request.signer), so that unsigned routes pay nothing.
