@@ -5,7 +5,7 @@
  */
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import { createSql } from '../src/db/database.js'
-import { answerHook } from '../src/kit/answer-hook.js'
+import { answerHook, kitHeaders } from '../src/kit/answer-hook.js'
 import { type CorsHeaders, corsHeaders } from '../src/kit/cors.js'
 import { createApp } from '../src/kit/create-app.js'
 import { createLogger } from '../src/kit/logger.js'
@@ -45,7 +45,7 @@ if (rung === RUNGS.indexOf('createApp')) {
   // hook of its own sets the request id alone.
   const cors: CorsHeaders = at('cors headers') ? corsHeaders('*') : () => {}
   if (at('metrics')) {
-    installMetrics(app, 'kit-ladder', { lastOnSend: answerHook(cors, () => false) })
+    installMetrics(app, 'kit-ladder', { lastOnSend: answerHook(kitHeaders(cors, () => false)) })
   } else if (at('request ids')) {
     app.addHook('onSend', (request, reply, payload, done) => {
       reply.header('x-request-id', request.id)

@@ -108,11 +108,16 @@ describe('service kit over HTTP', () => {
     await call('/health/live')
     await call('/health/live')
     await call('/no/such/path')
+    await call('/things/%zz')
     const after = await scrape()
     // each request counted once, in the +Inf bucket and in _count alike
     expect([after.inf - before.inf, after.count - before.count]).toEqual([2, 2])
     expect(after.text).toMatch(
       /_count\{service="demo",method="GET",route="unmatched",status_code="404"\} [1-9]/,
+    )
+    // a URL Fastify refuses before routing (a bad percent escape) is timed too
+    expect(after.text).toMatch(
+      /_count\{service="demo",method="GET",route="unmatched",status_code="400"\} [1-9]/,
     )
     expect(after.text).toContain('process_cpu_user_seconds_total')
   })
@@ -258,11 +263,14 @@ describe('service kit over HTTP', () => {
       [`/things/${'a'.repeat(10_000)}`, 414, 'uri_too_long'],
       [`/nowhere/${'a'.repeat(10_000)}`, 404, 'not_found'],
     ])('%s', async (url, status, code) => {
-      const response = await call(url)
+      const response = await call(url, { headers: { origin: 'https://dapp.example' } })
       expect(response.status).toBe(status)
       const text = await response.text()
       expect(JSON.parse(text)).toMatchObject({ ok: false, code, error: expect.any(String) })
       expect(text.length).toBeLessThan(1024)
+      // the headers of any answer: a browser reads the error, a log line finds its request
+      expect(response.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/)
+      expect(response.headers.get('access-control-allow-origin')).toBe('*')
     })
 
     it('a request the HTTP parser refuses', async () => {

@@ -22,13 +22,13 @@ import type { BaseConfig } from '../config.js'
 import type { Sql } from '../db/database.js'
 import { TooManyRequestsError } from '../errors.js'
 import { type AdmissionSettings, DEFAULT_ADMISSION, installAdmission } from './admission-hooks.js'
-import { answerHook } from './answer-hook.js'
+import { answerHook, kitHeaders } from './answer-hook.js'
 import { corsHeaders, installPreflight } from './cors.js'
 import { withFreshUuidExamples, withUsedSecuritySchemes } from './docs-spec.js'
 import { answerNodeRefusals, clientErrorHandler, installErrorHandling, sendError } from './error-handler.js'
 import { installHealth } from './health.js'
 import { DEFAULT_BODY_MAX_DEPTH, installJsonBody } from './json-body.js'
-import { installMetrics, UNMATCHED_ROUTE } from './metrics.js'
+import { type DurationRecorder, installMetrics, recordDuration, UNMATCHED_ROUTE } from './metrics.js'
 import { installNotFound } from './not-found.js'
 import { requestIdMaker } from './request-id.js'
 import { requestLogging } from './request-log.js'
@@ -180,6 +180,10 @@ export async function createApp(input: CreateAppOptions): Promise<App> {
   const limits = options.connections ?? DEFAULT_CONNECTION_LIMITS
   const trustedHops = options.trustProxy ?? 0
   const logging = requestLogging(options.logger)
+  let closing = false
+  const headers = kitHeaders(corsHeaders(options.corsOrigins ?? '*'), () => closing)
+  // Set once the metrics exist (below); Fastify needs its framework-error handler first.
+  let unmatched: DurationRecorder = () => {}
   const app = Fastify({
     ...logging.fastify,
     bodyLimit: options.bodyLimit ?? 1_048_576,
@@ -191,8 +195,13 @@ export async function createApp(input: CreateAppOptions): Promise<App> {
     requestIdHeader: false,
     genReqId: requestIdMaker(),
     return503OnClosing: true,
-    // URL-level failures (a bad percent escape, an over-long path segment) in the envelope too.
-    frameworkErrors: sendError,
+    // URL-level failures (a bad percent escape, an over-long path segment) in the envelope too, with the
+    // headers and the duration of any answer: Fastify runs no hook for them.
+    frameworkErrors: (error, request, reply) => {
+      headers(request, reply)
+      sendError(error, request, reply)
+      recordDuration(unmatched, request, reply, undefined)
+    },
     clientErrorHandler,
     requestTimeout: limits.requestTimeoutMs,
     keepAliveTimeout: limits.keepAliveTimeoutMs,
@@ -230,16 +239,16 @@ export async function createApp(input: CreateAppOptions): Promise<App> {
   if (logging.logger?.isLevelEnabled('info')) {
     app.addHook('onResponse', (_request, _reply, done) => done())
   }
-  let closing = false
   app.addHook('preClose', async () => {
     closing = true
   })
   // Then, so that every route, the kit's own included, ends with it.
-  const lastOnSend = answerHook(corsHeaders(options.corsOrigins ?? '*'), () => closing)
+  const lastOnSend = answerHook(headers)
   const metrics = installMetrics(app, options.name, {
     ownPort: (options.metricsPort ?? 0) > 0,
     lastOnSend,
   })
+  unmatched = metrics.recorder(UNMATCHED_ROUTE)
   app.decorate('metrics', metrics.registry)
   recordRoutes(app)
   installErrorHandling(app)
@@ -314,6 +323,6 @@ export async function createApp(input: CreateAppOptions): Promise<App> {
     admission: verification,
   })
   // Last: the not-found scope takes the hooks registered before it.
-  await installNotFound(app, lastOnSend(metrics.recorder(UNMATCHED_ROUTE)))
+  await installNotFound(app, lastOnSend(unmatched))
   return app
 }
