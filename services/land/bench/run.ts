@@ -43,7 +43,9 @@ import {
   waitFor,
 } from './harness.js'
 
-const ROUNDS = 9
+// Knobs for a longer run on a quiet machine: BENCH_ROUNDS, BENCH_DURATION_S (seconds per run).
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 9)
+const RUN_S = Number(process.env.BENCH_DURATION_S ?? DURATION_S)
 const TARGET = 0.85
 const benchDir = fileURLToPath(new URL('.', import.meta.url))
 
@@ -142,6 +144,7 @@ async function main() {
           bare: at(bare, `${bareUrl}${path}`),
         },
         ROUNDS,
+        { duration: RUN_S },
       )
     // Unmeasured load first, the same for every server: the service takes several seconds of traffic
     // before its per-request cost settles (runs measured cold rose from 0.44 to 0.79 of bare over the rounds).
@@ -182,7 +185,7 @@ async function main() {
       `Processes: the service \`node ${serviceArgs.join(' ')}\`; the bare baseline (bench/bare-server.ts: Fastify, no plugins, no logger); ` +
         `the kit ceiling (bench/kit-server.ts: createApp of @genesis/common as the service uses it). Both route each path as the service does and answer ` +
         `with the service's answer: its body and its own headers (type, ETag, Cache-Control, Last-Modified, Vary), not the kit's (X-Request-Id, CORS). ` +
-        `LOG_LEVEL=warn. ${pinning ? `Client pinned to core 0, servers to core ${SERVER_CORE} (taskset). ` : ''}Client: autocannon in a worker thread, ${CONNECTIONS} connections, ${DURATION_S} s per run, ${ROUNDS} rounds rotating the order ` +
+        `LOG_LEVEL=warn. ${pinning ? `Client pinned to core 0, servers to core ${SERVER_CORE} (taskset). ` : ''}Client: autocannon in a worker thread, ${CONNECTIONS} connections, ${RUN_S} s per run, ${ROUNDS} rounds rotating the order ` +
         `(whole-grid map: ${mapOptions.connections} connections, ${mapOptions.duration} s, ${MAP_ROUNDS} rounds). Ratios are medians of per-round ratios. ` +
         `CPU per request is the server process's user + system time (/proc) over the requests it answered: on a busy machine the client ` +
         `and other work cap req/s, while CPU per request is what sets a server's capacity.`,
