@@ -382,6 +382,26 @@ describe('service kit over HTTP', () => {
     expect(response.headers.get('vary')).toBeNull()
   })
 
+  it("exposes the service's own headers too, named once and lower-case", async () => {
+    const exposing = await createApp({
+      name: 'exposing',
+      version: '0.0.0',
+      sql: db.sql,
+      exposeHeaders: ['Idempotent-Replayed', 'etag'],
+    })
+    try {
+      const response = await exposing.inject({
+        url: '/health/live',
+        headers: { origin: 'https://dapp.example' },
+      })
+      expect(response.headers['access-control-expose-headers']).toBe(
+        'x-request-id, etag, retry-after, idempotent-replayed',
+      )
+    } finally {
+      await exposing.close()
+    }
+  })
+
   it('with listed origins: echoes a listed one, leaves others without CORS, and varies on Origin', async () => {
     const listed = await createApp({
       name: 'listed',

@@ -5,6 +5,7 @@ import type { Config } from './config.js'
 import { type Context, createContext } from './context.js'
 import { packageRoot } from './paths.js'
 import { BEARER_DESCRIPTION } from './routes/caller.js'
+import { REPLAYED_HEADER } from './routes/claim-transactions.js'
 import { routes } from './routes/index.js'
 
 /** Its name, version and description, as package.json gives them. */
@@ -19,6 +20,8 @@ export async function buildApp({ sql, config, logger, context }: AppOptions<Conf
     logger,
     config,
     bearer: { description: BEARER_DESCRIPTION },
+    // A page on another origin reads it through @genesis/client (`replayed`).
+    exposeHeaders: [REPLAYED_HEADER],
   })
   await app.register(routes, { prefix: '/api', ctx })
   // providers this app made are its own to close; handed-in ones belong to the caller

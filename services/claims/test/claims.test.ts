@@ -279,6 +279,10 @@ describe('POST /api/claim-transactions', () => {
       const resent = await create()
       expect([first.statusCode, resent.statusCode]).toEqual([201, 201])
       expect(resent.headers['idempotent-replayed']).toBe('true')
+      // readable by a page on another origin, where the client reports it as `replayed`
+      expect(String(resent.headers['access-control-expose-headers']).split(', ')).toContain(
+        'idempotent-replayed',
+      )
       expect(resent.json().data).toEqual(first.json().data)
     })
 

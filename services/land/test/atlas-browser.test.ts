@@ -1,12 +1,12 @@
 /// <reference lib="dom" />
 // The callbacks given to page.evaluate and waitForFunction run in the page, on its DOM.
 
+import { type Browser, checkChromium, hasChromium, openBrowser } from '@genesis/common/testing/browser'
 import type { Tile } from '@genesis/wire/land'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildAtlasPage } from '../scripts/atlas/build.js'
 import { ATLAS_COLORS } from '../scripts/atlas/colors.js'
-import { type Browser, checkChromium, hasChromium, openBrowser } from './browser.js'
 import { type Land, startLand } from './helpers.js'
 
 /**

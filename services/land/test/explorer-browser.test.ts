@@ -3,12 +3,12 @@
 // The callbacks given to page.$eval and waitForFunction run in the page, on its DOM.
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { type Browser, checkChromium, hasChromium, openBrowser } from '@genesis/common/testing/browser'
 import { createCanvas, loadImage } from '@napi-rs/canvas'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { packageRoot } from '../src/paths.js'
 import { COLORS, tileGap } from '../src/render/draw.js'
-import { type Browser, checkChromium, hasChromium, openBrowser } from './browser.js'
 import { type Land, startLand } from './helpers.js'
 
 /**

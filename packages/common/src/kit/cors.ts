@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 
 const METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS'
-const EXPOSED_HEADERS = 'x-request-id, etag, retry-after'
+/** The headers of the kit's answers that browser code may read (beyond the CORS-safelisted ones). */
+export const KIT_EXPOSED_HEADERS: readonly string[] = ['x-request-id', 'etag', 'retry-after']
 const MAX_AGE_S = '86400'
 
 /** Sets an answer's CORS headers, for the origins allowed (`*` or a comma-separated list). */
@@ -10,9 +11,14 @@ export type CorsHeaders = (request: FastifyRequest, reply: FastifyReply) => void
 /**
  * CORS for every answer: the kit calls this in the onSend hook it runs anyway (answer-hook.ts), where
  * @fastify/cors's per-request hook (it builds the route options twice and copies its options on every
- * request) was a measurable share of a small read (PERFORMANCE.md).
+ * request) was a measurable share of a small read (PERFORMANCE.md). `exposed`: the service's own answer
+ * headers that its browser callers read, besides the kit's; a header left out is invisible to a page on
+ * another origin (`headers.get` gives null), however the answer carries it.
  */
-export function corsHeaders(origins: string): CorsHeaders {
+export function corsHeaders(origins: string, exposed: readonly string[] = []): CorsHeaders {
+  const exposedHeaders = [
+    ...new Set([...KIT_EXPOSED_HEADERS, ...exposed.map((name) => name.toLowerCase())]),
+  ].join(', ')
   const anyOrigin = origins.trim() === '*'
   const listed = new Set(
     origins
@@ -23,7 +29,7 @@ export function corsHeaders(origins: string): CorsHeaders {
   return (request, reply) => {
     if (anyOrigin) {
       reply.header('access-control-allow-origin', '*')
-      reply.header('access-control-expose-headers', EXPOSED_HEADERS)
+      reply.header('access-control-expose-headers', exposedHeaders)
       return
     }
     // The answer depends on the caller's origin, so caches must key on it.
@@ -33,7 +39,7 @@ export function corsHeaders(origins: string): CorsHeaders {
     const origin = request.headers.origin
     if (origin === undefined || !listed.has(origin)) return
     reply.header('access-control-allow-origin', origin)
-    reply.header('access-control-expose-headers', EXPOSED_HEADERS)
+    reply.header('access-control-expose-headers', exposedHeaders)
   }
 }
 

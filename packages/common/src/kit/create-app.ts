@@ -62,6 +62,11 @@ export interface CreateAppOptions {
   config?: BaseConfig
   /** `*` or a comma-separated list of origins. */
   corsOrigins?: string
+  /**
+   * Headers of the service's own answers that browser code on another origin reads (e.g. a flag the
+   * service's client returns); the kit exposes its own (X-Request-Id, ETag, Retry-After) anyway.
+   */
+  exposeHeaders?: readonly string[]
   bodyLimit?: number
   /** How deep a JSON body may nest objects and arrays; deeper is 400 before it is parsed. */
   bodyMaxDepth?: number
@@ -181,7 +186,7 @@ export async function createApp(input: CreateAppOptions): Promise<App> {
   const trustedHops = options.trustProxy ?? 0
   const logging = requestLogging(options.logger)
   let closing = false
-  const headers = kitHeaders(corsHeaders(options.corsOrigins ?? '*'), () => closing)
+  const headers = kitHeaders(corsHeaders(options.corsOrigins ?? '*', options.exposeHeaders), () => closing)
   // Set once the metrics exist (below); Fastify needs its framework-error handler first.
   let unmatched: DurationRecorder = () => {}
   const app = Fastify({

@@ -16,6 +16,9 @@ import { actorOf, authenticate, securityOf } from './caller.js'
 import { userPage } from './user-page.js'
 
 const tags = ['claim-transactions']
+
+/** Set on a create answered from an earlier one with the same Idempotency-Key: the client reports it. */
+export const REPLAYED_HEADER = 'idempotent-replayed'
 /** A create names at most 100 ids (~4 KB of JSON); room for any spacing, and no more to read or parse. */
 const CREATE_BODY_LIMIT = 16 * 1024
 /** A report or a status is one short field. */
@@ -61,7 +64,7 @@ export const claimTransactionRoutes: RoutePlugin<Context> = async (app, { ctx })
           usedSignature: request.usedSignature ?? undefined,
         },
       )
-      if (replayed) reply.header('idempotent-replayed', 'true')
+      if (replayed) reply.header(REPLAYED_HEADER, 'true')
       return reply.code(201).send(ok(toClaimTransaction(claim)))
     },
   )

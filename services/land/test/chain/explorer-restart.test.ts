@@ -3,10 +3,11 @@
 // The explorer open in a browser while the development chain it shows is stopped and started afresh
 // (`pnpm chain` again): without a reload it draws the new chain's owners, asks for tiles of the new data
 // only, and never shows the old chain's owner again.
+
+import { type Browser, checkChromium, hasChromium, openBrowser } from '@genesis/common/testing/browser'
 import { chainTestsSkipReason } from '@genesis/contracts'
 import type { ChainStatus, Parcel } from '@genesis/wire/land'
 import { afterEach, describe, expect, it } from 'vitest'
-import { type Browser, checkChromium, hasChromium, openBrowser } from '../browser.js'
 import { chainEnv, perTest, within } from './helpers.js'
 
 checkChromium('explorer across a chain restart')
