@@ -23,6 +23,22 @@ describe('ImageCache', () => {
     expect(cache.size).toBe(2)
   })
 
+  it('passes over an entry asked for since the last eviction once, and never evicts the entry just stored', () => {
+    const cache = new ImageCache(2 * (41 + ENTRY_BYTES) + 20)
+    const held = (...keys: string[]) => keys.map((key) => cache.get(key) !== undefined)
+    cache.set('a', bytes(40))
+    cache.set('b', bytes(40))
+    cache.get('a')
+    cache.get('a')
+    cache.set('c', bytes(40)) // a passed over (its mark cleared), b out
+    cache.set('d', bytes(40)) // c is older than a now: out
+    expect(held('b', 'c')).toEqual([false, false])
+    expect(held('a', 'd')).toEqual([true, true]) // both asked for again, a first
+    cache.set('e', bytes(40)) // a and d passed over, e skipped, then a out
+    expect(held('a', 'd', 'e')).toEqual([false, true, true])
+    expect(cache.bytes).toBe(2 * (41 + ENTRY_BYTES))
+  })
+
   it('replaces an entry without counting it twice, and skips entries larger than the bound', () => {
     const cache = new ImageCache(100 + ENTRY_BYTES)
     cache.set('a', bytes(60))

@@ -94,6 +94,8 @@ export class AtlasView {
   private readonly filtered = new ByteLru<CachedBody>(FILTERED_CACHE_BYTES)
   private readonly building = new Map<string, Promise<CachedBody>>()
   private parcelViewDrawn: Promise<ParcelView> | undefined
+  /** The parcel view once drawn: a hot read of it answers without a promise. */
+  private parcelViewReady: ParcelView | undefined
 
   private constructor(
     readonly grid: GridView,
@@ -119,11 +121,22 @@ export class AtlasView {
 
   /** The explorers' parcel view of this version (parcel-view.ts), drawn once, on first use. */
   parcelView(): Promise<ParcelView> {
-    this.parcelViewDrawn ??= drawParcelView(this.grid).catch((error: unknown) => {
-      this.parcelViewDrawn = undefined // the next request draws it again
-      throw error
-    })
+    this.parcelViewDrawn ??= drawParcelView(this.grid).then(
+      (view) => {
+        this.parcelViewReady = view
+        return view
+      },
+      (error: unknown) => {
+        this.parcelViewDrawn = undefined // the next request draws it again
+        throw error
+      },
+    )
     return this.parcelViewDrawn
+  }
+
+  /** The parcel view when it is drawn already, else undefined (then ask parcelView()). */
+  parcelViewDrawnAlready(): ParcelView | undefined {
+    return this.parcelViewReady
   }
 
   /**

@@ -1,6 +1,7 @@
 import { errorResponses, type RoutePlugin } from '@genesis/common'
 import { NotModified, PngResponse } from '@genesis/wire/land'
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { AtlasView } from '../atlas/atlas-view.js'
 import type { ParcelView } from '../atlas/parcel-view.js'
 import type { Context } from '../context.js'
 import { SELF_ENCODED } from './send.js'
@@ -22,16 +23,29 @@ export const parcelViewRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
     ],
     ['/estatemap.png', 'estatemap', "Each parcel's estate as a 24-bit index, one pixel per parcel"],
   ]
-  async function answer(request: FastifyRequest, reply: FastifyReply, image: keyof ParcelView) {
-    const atlas = await ctx.atlas.current()
+  const answer = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    image: keyof ParcelView,
+    atlas: AtlasView,
+    view: ParcelView,
+  ) => {
     const validators = {
       etag: `W/"${atlas.version}.${image}"`,
       lastModified: atlas.lastModified,
       cacheControl: CACHE_CONTROL,
     }
-    if (notModified(request, reply, validators)) return reply.code(304).send()
-    const png = (await atlas.parcelView())[image]
-    return reply.type('image/png').send(png)
+    if (notModified(request, reply, validators)) reply.code(304).send()
+    else reply.type('image/png').send(view[image])
+  }
+  /** Synchronous once the atlas is built and its parcel view drawn: a hot read makes no promise. */
+  const answerNowOrLater = (request: FastifyRequest, reply: FastifyReply, image: keyof ParcelView) => {
+    const atlas = ctx.atlas.built()
+    const view = atlas?.parcelViewDrawnAlready()
+    if (atlas && view) return answer(request, reply, image, atlas, view)
+    return ctx.atlas
+      .current()
+      .then(async (built) => answer(request, reply, image, built, await built.parcelView()))
   }
   for (const [path, image, summary] of images) {
     app.get(
@@ -45,7 +59,7 @@ export const parcelViewRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
           response: { 200: PngResponse, 304: NotModified, ...errorResponses(503) },
         },
       },
-      (request, reply) => answer(request, reply, image),
+      (request, reply) => answerNowOrLater(request, reply, image),
     )
   }
 }

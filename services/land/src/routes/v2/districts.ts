@@ -54,21 +54,24 @@ export const atlasDistrictRoutes: RoutePlugin<Context> = async (app, { ctx }) =>
         response: { 200: DistrictsEnvelope, 304: NotModified, ...errorResponses(503) },
       },
     },
-    async (request, reply) => {
-      const atlas = await atlasIndex.current()
-      if (
-        notModified(request, reply, {
-          etag: `W/"${atlas.version}.districts"`,
-          lastModified: atlas.lastModified,
-        })
-      ) {
-        return reply.code(304).send(null)
-      }
-      sendCached(request, reply, atlas.grid.districts())
-      return reply
+    (request, reply) => {
+      // Synchronous once the atlas is built, as /districts/:id below.
+      const atlas = atlasIndex.built()
+      if (atlas) return answerDistricts(request, reply, atlas)
+      return atlasIndex.current().then((built) => answerDistricts(request, reply, built))
     },
   )
 
+  const answerDistricts = (request: FastifyRequest, reply: FastifyReply, atlas: AtlasView) => {
+    if (
+      notModified(request, reply, {
+        etag: `W/"${atlas.version}.districts"`,
+        lastModified: atlas.lastModified,
+      })
+    )
+      reply.code(304).send(null)
+    else sendCached(request, reply, atlas.grid.districts())
+  }
   const answerDistrict = (id: string, request: FastifyRequest, reply: FastifyReply, atlas: AtlasView) => {
     const answer = districtAnswer(atlas, id.toLowerCase())
     if (!answer) throw districtNotFound(id)
