@@ -2,12 +2,12 @@
  * A service's small reads against a bare Fastify answering them with the same code, in the same run: the
  * service's `bench:reads`. `script` is a child serving `service` or `bare` (its first argument) and reporting
  * its port (child.ts); each runs in a process of its own, both pinned to the last core when taskset is at
- * hand, this process and autocannon on core 0. Both must answer each read with the same bytes. Rounds rotate
+ * hand, this process and the load client (wrk, or autocannon without it: rounds.ts) on core 0. Both must answer each read with the same bytes. Rounds rotate
  * the order; each figure is the median of the per-round values.
  */
 import { spawnSync } from 'node:child_process'
 import { cpus, loadavg } from 'node:os'
-import { load, rounds } from './rounds.js'
+import { LOAD_CLIENT_DESCRIPTION, load, rounds } from './rounds.js'
 import { forkService, type ServiceProcess } from './scale.js'
 
 export interface BareRead {
@@ -77,7 +77,7 @@ export async function againstBare(options: AgainstBareOptions): Promise<void> {
     }
     log(
       `load ${loadavg()[0]!.toFixed(2)}; ${pinning ? `servers pinned to core ${serverCore}, the client to core 0; ` : ''}` +
-        `${count} rounds of 2 s a server, 10 connections; the same bytes from both`,
+        `${count} rounds of 2 s a server, 10 connections from ${LOAD_CLIENT_DESCRIPTION}; the same bytes from both`,
     )
     log('| read | service req/s | bare req/s | service / bare | CPU µs a request, service / bare | target |')
     log('| --- | ---: | ---: | ---: | ---: | ---: |')

@@ -1,17 +1,15 @@
 /**
  * `pnpm --filter @genesis/common bench:kit`: what each of the kit's per-request features costs. Six
- * servers, each in its own process on the last core (the client, autocannon in a worker thread, on core 0):
+ * servers, each in its own process on the last core (the client, rounds.ts' wrk or autocannon, on core 0):
  * a bare Fastify, then request ids, the request logger, the metrics, the CORS headers added one at a time,
  * then createApp itself. All answer the same 428 bytes of JSON from memory. Rounds rotate the order; a
  * figure is the median over the rounds, a ratio the median of the per-round ratios to bare.
  * Knobs: BENCH_ROUNDS (7), BENCH_DURATION_S (2), DATABASE_URL (createApp's health check needs one).
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
 import { fileURLToPath } from 'node:url'
-import autocannon from 'autocannon'
-import { median } from '../src/testing/stats.js'
+import { LOAD_CLIENT_DESCRIPTION, load, median } from './rounds.js'
 import { RUNGS } from './rungs.js'
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7)
@@ -21,12 +19,6 @@ const packageRoot = fileURLToPath(new URL('..', import.meta.url))
 const serverCore = cpus().length - 1
 const pinning = cpus().length >= 2 && spawnSync('taskset', ['-V']).status === 0
 if (pinning) spawnSync('taskset', ['-a', '-p', '-c', '0', String(process.pid)], { stdio: 'ignore' })
-
-/** CPU seconds (user + system) a process has used so far, from /proc. */
-const cpuSeconds = (pid: number) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
-  return (Number(fields[11]) + Number(fields[12])) / 100
-}
 
 function startRung(rung: string): Promise<{ url: string; child: ChildProcess }> {
   // As land runs: a fixed young generation (with V8's default it grows and shrinks under the kit's allocations,
@@ -56,29 +48,25 @@ function startRung(rung: string): Promise<{ url: string; child: ChildProcess }> 
   })
 }
 
-async function load(url: string, pid: number, duration: number) {
-  const before = cpuSeconds(pid)
-  const result = await autocannon({ url: `${url}/answer`, duration, connections: 10, workers: 1 })
-  const total = result.requests.total || 1
-  if (result.errors + result.non2xx > 0)
-    throw new Error(`${url}: ${result.errors + result.non2xx} failed requests`)
-  return { rps: result.requests.average, cpuUs: ((cpuSeconds(pid) - before) * 1e6) / total }
+async function run({ url, child }: { url: string; child: ChildProcess }, duration: number) {
+  const result = await load({ url: `${url}/answer`, pid: child.pid ?? 0 }, { duration })
+  if (result.errors > 0) throw new Error(`${url}: ${result.errors} failed requests`)
+  return result
 }
 
 const servers = await Promise.all(RUNGS.map(startRung))
 try {
   const load0 = loadavg()[0]!.toFixed(1)
-  for (const { url, child } of servers) await load(url, child.pid!, 1) // warm-up
+  for (const server of servers) await run(server, 1) // warm-up
   const runs = RUNGS.map(() => [] as { rps: number; cpuUs: number }[])
   for (let round = 0; round < ROUNDS; round++) {
     for (let i = 0; i < RUNGS.length; i++) {
       const at = (i + round) % RUNGS.length
-      const server = servers[at]!
-      runs[at]!.push(await load(server.url, server.child.pid!, DURATION_S))
+      runs[at]!.push(await run(servers[at]!, DURATION_S))
     }
   }
   console.log(
-    `kit ladder: ${ROUNDS} rounds × ${DURATION_S} s, 10 connections, load average ${load0} → ${loadavg()[0]!.toFixed(1)}`,
+    `kit ladder: ${ROUNDS} rounds × ${DURATION_S} s, 10 connections from ${LOAD_CLIENT_DESCRIPTION}, load average ${load0} → ${loadavg()[0]!.toFixed(1)}`,
   )
   console.log(
     '| rung (each adds to the one above) | req/s | ratio to bare [range] | CPU per request | added |',

@@ -1,8 +1,16 @@
 /**
- * Load against HTTP servers in processes of their own: autocannon runs that also take the server's CPU time
- * per request, and rounds in which the targets take turns (every service's comparisons with bare Fastify).
+ * Load against HTTP servers in processes of their own: runs that also take the server's CPU time per request,
+ * and rounds in which the targets take turns (every service's comparisons with bare Fastify).
+ *
+ * The client is wrk when it is installed (Debian's package `wrk`), autocannon otherwise (or with
+ * BENCH_CLIENT=autocannon). On a machine of two cores the client has one: autocannon, a JavaScript client,
+ * takes nearly all of it at these rates, so it rather than the server sets the pace, and a slower server
+ * costs it more per answer (one answer per wakeup instead of several). wrk needs a fraction of a core, and
+ * the server under test runs at 100 % (each run's `serverLoad` says so).
  */
+import { spawn, spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
 import { median } from '../src/testing/stats.js'
 
@@ -11,6 +19,20 @@ export { median }
 export const CONNECTIONS = 10
 export const DURATION_S = 2
 const CLOCK_TICKS = 100
+
+/** The load generator of these runs. */
+export const LOAD_CLIENT: 'wrk' | 'autocannon' =
+  process.env.BENCH_CLIENT !== 'autocannon' && spawnSync('wrk', ['--version']).error === undefined
+    ? 'wrk'
+    : 'autocannon'
+
+/** How the runs load a server, for a report's method line. */
+export const LOAD_CLIENT_DESCRIPTION =
+  LOAD_CLIENT === 'wrk'
+    ? 'wrk (one thread)'
+    : 'autocannon in a worker thread (wrk is not installed: `apt-get install -y wrk` for figures the client does not pace)'
+
+const WRK_SUMMARY = fileURLToPath(new URL('./wrk-summary.lua', import.meta.url))
 
 /** CPU seconds (user + system) a process has used so far, from /proc (Linux; NaN elsewhere). */
 export function cpuSeconds(pid: number): number {
@@ -35,6 +57,8 @@ export interface Run {
   p50: number
   /** CPU time the server process spent per request (user + system), in microseconds. */
   cpuUs: number
+  /** The server's CPU time over the run's time: about 1 when the server, not the client, sets the pace. */
+  serverLoad: number
 }
 
 export interface LoadOptions {
@@ -43,24 +67,98 @@ export interface LoadOptions {
   headers?: Record<string, string>
 }
 
-export async function load(target: Target, options: LoadOptions = {}): Promise<Run> {
-  const cpuBefore = cpuSeconds(target.pid)
+/** What one run of the client gave: requests answered and their rate, bytes, failures, median latency (ms), seconds. */
+interface ClientRun {
+  requests: number
+  rps: number
+  bytes: number
+  errors: number
+  p50: number
+  seconds: number
+}
+
+function runWrk(url: string, duration: number, connections: number, headers: Record<string, string>) {
+  const args = [
+    '-t1',
+    `-c${connections}`,
+    `-d${Math.max(1, Math.round(duration))}s`,
+    '-s',
+    WRK_SUMMARY,
+    ...Object.entries(headers).flatMap(([name, value]) => ['-H', `${name}: ${value}`]),
+    url,
+  ]
+  return new Promise<ClientRun>((resolve, reject) => {
+    const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'inherit'] })
+    let output = ''
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString()
+    })
+    child.on('error', reject)
+    child.on('close', (code) => {
+      const line = output.split('\n').find((l) => l.startsWith('{'))
+      if (code !== 0 || line === undefined) return reject(new Error(`wrk exited with ${code}: ${output}`))
+      const summary = JSON.parse(line) as {
+        requests: number
+        durationUs: number
+        bytes: number
+        socketErrors: number
+        httpErrors: number
+        p50Us: number
+      }
+      resolve({
+        requests: summary.requests,
+        rps: summary.requests / (summary.durationUs / 1e6),
+        bytes: summary.bytes,
+        errors: summary.socketErrors + summary.httpErrors,
+        p50: summary.p50Us / 1000,
+        seconds: summary.durationUs / 1e6,
+      })
+    })
+  })
+}
+
+async function runAutocannon(
+  url: string,
+  duration: number,
+  connections: number,
+  headers: Record<string, string>,
+) {
   const result = await autocannon({
-    url: target.url,
-    duration: options.duration ?? DURATION_S,
-    connections: options.connections ?? CONNECTIONS,
-    headers: options.headers ?? {},
+    url,
+    duration,
+    connections,
+    headers,
     // The client in a thread of its own, away from this process's heap and event loop.
     workers: 1,
   })
-  const cpu = cpuSeconds(target.pid) - cpuBefore
-  const total = result.requests.total || 1
   return {
+    requests: result.requests.total,
     rps: result.requests.average,
+    bytes: result.throughput.total,
     errors: result.errors + result.non2xx + result.timeouts,
-    bytesPerRequest: result.throughput.total / total,
     p50: result.latency.p50,
+    seconds: duration,
+  }
+}
+
+export async function load(target: Target, options: LoadOptions = {}): Promise<Run> {
+  const duration = options.duration ?? DURATION_S
+  const connections = options.connections ?? CONNECTIONS
+  const headers = options.headers ?? {}
+  const cpuBefore = cpuSeconds(target.pid)
+  const run =
+    LOAD_CLIENT === 'wrk'
+      ? await runWrk(target.url, duration, connections, headers)
+      : await runAutocannon(target.url, duration, connections, headers)
+  const cpu = cpuSeconds(target.pid) - cpuBefore
+  const total = run.requests || 1
+  return {
+    rps: run.rps,
+    errors: run.errors,
+    bytesPerRequest: run.bytes / total,
+    p50: run.p50,
     cpuUs: (cpu * 1e6) / total,
+    serverLoad: cpu / run.seconds,
   }
 }
 
@@ -85,11 +183,22 @@ export async function rounds<K extends string>(
   const rps = (name: K) => median(runs[name].map((r) => r.rps))
   const cpu = (name: K) => median(runs[name].map((r) => r.cpuUs))
   const p50 = (name: K) => median(runs[name].map((r) => r.p50))
+  const serverLoad = (name: K) => median(runs[name].map((r) => r.serverLoad))
   /** a / b in req/s, per round, and the median. */
   const ratios = (a: K, b: K) => runs[a].map((run, i) => run.rps / (runs[b][i]?.rps ?? Number.NaN))
   /** b / a in CPU per request (capacity of a relative to b), per round, and the median. */
   const capacity = (a: K, b: K) =>
     median(runs[a].map((run, i) => (runs[b][i]?.cpuUs ?? Number.NaN) / run.cpuUs))
   const errors = (name: K) => runs[name].reduce((n, r) => n + r.errors, 0)
-  return { runs, rps, cpu, p50, ratios, ratio: (a: K, b: K) => median(ratios(a, b)), capacity, errors }
+  return {
+    runs,
+    rps,
+    cpu,
+    p50,
+    serverLoad,
+    ratios,
+    ratio: (a: K, b: K) => median(ratios(a, b)),
+    capacity,
+    errors,
+  }
 }

@@ -11,6 +11,7 @@ export {
   CONNECTIONS,
   cpuSeconds,
   DURATION_S,
+  LOAD_CLIENT_DESCRIPTION,
   type LoadOptions,
   load,
   median,
@@ -44,7 +45,7 @@ export const IMAGE_ENV = { MALLOC_MMAP_THRESHOLD_: '65536' }
 export const WARMUP_S = 5
 export const SERVER_CORE = cpus().length - 1
 /**
- * With two cores or more and `taskset` at hand, the client (this process and its autocannon worker) runs
+ * With two cores or more and `taskset` at hand, the client (this process and wrk, or its autocannon worker) runs
  * on core 0 and every server on the last core: each server measured gets the same core, and the client
  * never competes with it. Without that, whichever processes the scheduler puts together decide the figures.
  */

@@ -13,8 +13,8 @@
  * - the service's memory on the embedded default, first start and later, before and after PNG runs
  *   (bench/embedded.ts; skip with --no-embedded).
  * The service (dist/server.js when built, else src/server.ts through tsx) and the baselines
- * (bench/bare-server.ts, bench/kit-server.ts) each run in a process of their own on loopback; autocannon
- * is the client. Results are printed and written to bench/results.md.
+ * (bench/bare-server.ts, bench/kit-server.ts) each run in a process of their own on loopback; wrk is the
+ * client, autocannon where wrk is not installed (bench/rounds.ts of @genesis/common). Results are printed and written to bench/results.md.
  */
 import type { ChildProcess } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -32,6 +32,7 @@ import {
   CONNECTIONS,
   DURATION_S,
   freePort,
+  LOAD_CLIENT_DESCRIPTION,
   load,
   NODE_FLAGS,
   pinning,
@@ -67,6 +68,7 @@ const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`
 const n0 = (n: number) => n.toFixed(0)
 const x2 = (n: number) => `${n.toFixed(2)}×`
 const us = (n: number) => `${n.toFixed(1)} µs`
+const pct = (n: number) => `${(n * 100).toFixed(0)} %`
 const list = (values: number[]) => values.map((v) => v.toFixed(2)).join(', ')
 const verdict = (pass: boolean) => (pass ? 'pass' : '**FAIL**')
 
@@ -185,7 +187,7 @@ async function main() {
       `Processes: the service \`node ${serviceArgs.join(' ')}\`; the bare baseline (bench/bare-server.ts: Fastify, no plugins, no logger); ` +
         `the kit ceiling (bench/kit-server.ts: createApp of @genesis/common as the service uses it). Both route each path as the service does and answer ` +
         `with the service's answer: its body and its own headers (type, ETag, Cache-Control, Last-Modified, Vary), not the kit's (X-Request-Id, CORS). ` +
-        `LOG_LEVEL=warn. ${pinning ? `Client pinned to core 0, servers to core ${SERVER_CORE} (taskset). ` : ''}Client: autocannon in a worker thread, ${CONNECTIONS} connections, ${RUN_S} s per run, ${ROUNDS} rounds rotating the order ` +
+        `LOG_LEVEL=warn. ${pinning ? `Client pinned to core 0, servers to core ${SERVER_CORE} (taskset). ` : ''}Client: ${LOAD_CLIENT_DESCRIPTION}, ${CONNECTIONS} connections, ${RUN_S} s per run, ${ROUNDS} rounds rotating the order ` +
         `(whole-grid map: ${mapOptions.connections} connections, ${mapOptions.duration} s, ${MAP_ROUNDS} rounds). Ratios are medians of per-round ratios. ` +
         `CPU per request is the server process's user + system time (/proc) over the requests it answered: on a busy machine the client ` +
         `and other work cap req/s, while CPU per request is what sets a server's capacity.`,
@@ -218,15 +220,18 @@ async function main() {
     out('Who costs what on the small reads (req/s ratios, median of rounds):')
     out()
     out(
-      '| Endpoint | kit ceiling / bare | service / kit ceiling | service / bare | CPU per request: bare, kit, service |',
+      '| Endpoint | kit ceiling / bare | service / kit ceiling | service / bare | CPU per request: bare, kit, service | server load: bare, kit, service |',
     )
-    out('|---|---|---|---|---|')
+    out('|---|---|---|---|---|---|')
     for (const { path, runs: r } of readRuns) {
       out(
-        `| ${path} | ${x2(r.ratio('kit', 'bare'))} | ${x2(r.ratio('service', 'kit'))} | ${x2(r.ratio('service', 'bare'))} | ${us(r.cpu('bare'))}, ${us(r.cpu('kit'))}, ${us(r.cpu('service'))} |`,
+        `| ${path} | ${x2(r.ratio('kit', 'bare'))} | ${x2(r.ratio('service', 'kit'))} | ${x2(r.ratio('service', 'bare'))} | ${us(r.cpu('bare'))}, ${us(r.cpu('kit'))}, ${us(r.cpu('service'))} | ${pct(r.serverLoad('bare'))}, ${pct(r.serverLoad('kit'))}, ${pct(r.serverLoad('service'))} |`,
       )
     }
     out()
+    out(
+      "Server load: the server process's CPU time over the run's time; near 100 % the server sets the pace, well under it the client does.",
+    )
     out(
       `Per-round service / bare: ${readRuns.map(({ path, runs }) => `${path} ${list(runs.ratios('service', 'bare'))}`).join('; ')}; /map ${list(mapRuns.ratios('service', 'bare'))}.`,
     )
