@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 
 const METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS'
 /** The headers of the kit's answers that browser code may read (beyond the CORS-safelisted ones). */
-export const KIT_EXPOSED_HEADERS: readonly string[] = ['x-request-id', 'etag', 'retry-after']
+const KIT_EXPOSED_HEADERS: readonly string[] = ['x-request-id', 'etag', 'retry-after']
 const MAX_AGE_S = '86400'
 
 /** Sets an answer's CORS headers, for the origins allowed (`*` or a comma-separated list). */

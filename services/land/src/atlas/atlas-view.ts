@@ -94,7 +94,7 @@ export class AtlasView {
   private readonly filtered = new ByteLru<CachedBody>(FILTERED_CACHE_BYTES)
   private readonly building = new Map<string, Promise<CachedBody>>()
   private parcelViewDrawn: Promise<ParcelView> | undefined
-  /** The parcel view once drawn: a hot read of it answers without a promise. */
+  /** The parcel view once drawn (withParcelView). */
   private parcelViewReady: ParcelView | undefined
 
   private constructor(
@@ -134,9 +134,9 @@ export class AtlasView {
     return this.parcelViewDrawn
   }
 
-  /** The parcel view when it is drawn already, else undefined (then ask parcelView()). */
-  parcelViewDrawnAlready(): ParcelView | undefined {
-    return this.parcelViewReady
+  /** `use` of the parcel view: at once when it is drawn already, else once parcelView() has drawn it. */
+  withParcelView<T>(use: (view: ParcelView) => T | Promise<T>): T | Promise<T> {
+    return this.parcelViewReady ? use(this.parcelViewReady) : this.parcelView().then(use)
   }
 
   /**
@@ -279,12 +279,13 @@ export class AtlasIndex {
   }
 
   /**
-   * The current view's atlas when it is built already, else undefined (then ask current()): a hot read
-   * answers without a promise.
+   * `use` of the current view's atlas: at once when it is built already (a hot read makes no promise),
+   * else once current() has it.
    */
-  built(): AtlasView | undefined {
+  withAtlas<T>(use: (atlas: AtlasView) => T | Promise<T>): T | Promise<T> {
     this.askedAt = Date.now()
-    return this.builtViews.get(this.grid.current())
+    const built = this.builtViews.get(this.grid.current())
+    return built ? use(built) : this.current().then(use)
   }
 
   /** Whether the atlas of `view` is built or being built (for tests). */

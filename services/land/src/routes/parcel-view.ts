@@ -38,15 +38,6 @@ export const parcelViewRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
     if (notModified(request, reply, validators)) reply.code(304).send()
     else reply.type('image/png').send(view[image])
   }
-  /** Synchronous once the atlas is built and its parcel view drawn: a hot read makes no promise. */
-  const answerNowOrLater = (request: FastifyRequest, reply: FastifyReply, image: keyof ParcelView) => {
-    const atlas = ctx.atlas.built()
-    const view = atlas?.parcelViewDrawnAlready()
-    if (atlas && view) return answer(request, reply, image, atlas, view)
-    return ctx.atlas
-      .current()
-      .then(async (built) => answer(request, reply, image, built, await built.parcelView()))
-  }
   for (const [path, image, summary] of images) {
     app.get(
       path,
@@ -59,7 +50,11 @@ export const parcelViewRoutes: RoutePlugin<Context> = async (app, { ctx }) => {
           response: { 200: PngResponse, 304: NotModified, ...errorResponses(503) },
         },
       },
-      (request, reply) => answerNowOrLater(request, reply, image),
+      // Synchronous once the atlas is built and its parcel view drawn: a hot read makes no promise.
+      (request, reply) =>
+        ctx.atlas.withAtlas((atlas) =>
+          atlas.withParcelView((view) => answer(request, reply, image, atlas, view)),
+        ),
     )
   }
 }

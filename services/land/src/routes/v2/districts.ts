@@ -54,12 +54,8 @@ export const atlasDistrictRoutes: RoutePlugin<Context> = async (app, { ctx }) =>
         response: { 200: DistrictsEnvelope, 304: NotModified, ...errorResponses(503) },
       },
     },
-    (request, reply) => {
-      // Synchronous once the atlas is built, as /districts/:id below.
-      const atlas = atlasIndex.built()
-      if (atlas) return answerDistricts(request, reply, atlas)
-      return atlasIndex.current().then((built) => answerDistricts(request, reply, built))
-    },
+    // Synchronous once the atlas is built: a hot read makes no promise.
+    (request, reply) => atlasIndex.withAtlas((atlas) => answerDistricts(request, reply, atlas)),
   )
 
   const answerDistricts = (request: FastifyRequest, reply: FastifyReply, atlas: AtlasView) => {
@@ -91,14 +87,9 @@ export const atlasDistrictRoutes: RoutePlugin<Context> = async (app, { ctx }) =>
         response: { 200: Envelope(District), 304: NotModified, ...errorResponses(404, 503) },
       },
     },
-    (request, reply) => {
-      // Synchronous once the atlas is built: a hot read makes no promise.
-      const { id } = request.params
-      const atlas = atlasIndex.built()
-      if (atlas) return answerDistrict(id, request, reply, atlas)
-      // answered (synchronously) once the promise settles: Fastify sends nothing more for it
-      return atlasIndex.current().then((built) => answerDistrict(id, request, reply, built))
-    },
+    // Synchronous once the atlas is built; else answered when the promise settles (Fastify sends nothing more).
+    (request, reply) =>
+      atlasIndex.withAtlas((atlas) => answerDistrict(request.params.id, request, reply, atlas)),
   )
 
   app.get(
