@@ -30,6 +30,7 @@ import { installHealth } from './health.js'
 import { DEFAULT_BODY_MAX_DEPTH, installJsonBody } from './json-body.js'
 import { type DurationRecorder, installMetrics, recordDuration, UNMATCHED_ROUTE } from './metrics.js'
 import { installNotFound } from './not-found.js'
+import { oneRequestClass } from './one-request-class.js'
 import { requestIdMaker } from './request-id.js'
 import { requestLogging } from './request-log.js'
 import { recordRoutes } from './route-table.js'
@@ -223,6 +224,7 @@ export async function createApp(input: CreateAppOptions): Promise<App> {
     },
   }).withTypeProvider<TypeBoxTypeProvider>()
   if (logging.logger) app.log = logging.logger
+  oneRequestClass(app)
   app.server.maxConnections = limits.maxConnections
   closeSilentConnections(app.server, limits.headersTimeoutMs)
   answerNodeRefusals(app.server)
