@@ -172,14 +172,44 @@ export async function rounds<K extends string>(
   count: number,
   options: LoadOptions = {},
 ) {
-  const names = Object.keys(targets) as K[]
-  const runs = Object.fromEntries(names.map((n) => [n, [] as Run[]])) as Record<K, Run[]>
+  return (await roundsOverReads({ read: targets }, count, options)).read
+}
+
+/**
+ * Rounds of several reads at once: each round runs every read on every server (the servers' order
+ * rotating), so whatever drifts over a run (the machine's speed, a server's state as it answers one read
+ * after another) reaches every read alike, where read-by-read blocks gave the first reads one state of
+ * the servers and the last another.
+ */
+export async function roundsOverReads<R extends string, K extends string>(
+  reads: Record<R, Record<K, Target>>,
+  count: number,
+  options: LoadOptions = {},
+): Promise<Record<R, RoundsSummary<K>>> {
+  const readNames = Object.keys(reads) as R[]
+  const runs = {} as Record<R, Record<K, Run[]>>
+  for (const read of readNames) {
+    runs[read] = {} as Record<K, Run[]>
+    for (const name of Object.keys(reads[read]) as K[]) runs[read][name] = []
+  }
   for (let round = 0; round < count; round++) {
-    for (let i = 0; i < names.length; i++) {
-      const name = names[(i + round) % names.length] as K
-      runs[name].push(await load(targets[name], options))
+    for (const read of readNames) {
+      const names = Object.keys(reads[read]) as K[]
+      for (let i = 0; i < names.length; i++) {
+        const name = names[(i + round) % names.length] as K
+        runs[read][name].push(await load(reads[read][name], options))
+      }
     }
   }
+  const summaries = {} as Record<R, RoundsSummary<K>>
+  for (const read of readNames) summaries[read] = summary(runs[read])
+  return summaries
+}
+
+export type RoundsSummary<K extends string> = ReturnType<typeof summary<K>>
+
+/** Medians of a server's runs, and ratios between servers round by round. */
+function summary<K extends string>(runs: Record<K, Run[]>) {
   const rps = (name: K) => median(runs[name].map((r) => r.rps))
   const cpu = (name: K) => median(runs[name].map((r) => r.cpuUs))
   const p50 = (name: K) => median(runs[name].map((r) => r.p50))

@@ -17,6 +17,7 @@ export {
   median,
   type Run,
   rounds,
+  roundsOverReads,
   type Target,
 } from '../../../packages/common/bench/rounds.js'
 

@@ -37,6 +37,7 @@ import {
   NODE_FLAGS,
   pinning,
   rounds,
+  roundsOverReads,
   SERVER_CORE,
   start,
   type Target,
@@ -138,16 +139,6 @@ async function main() {
     }
 
     const at = (child: ChildProcess, url: string): Target => ({ url, pid: child.pid ?? 0 })
-    const small = async (path: string) =>
-      rounds(
-        {
-          service: at(service, `${serviceUrl}${path}`),
-          kit: at(kit, `${kitUrl}${path}`),
-          bare: at(bare, `${bareUrl}${path}`),
-        },
-        ROUNDS,
-        { duration: RUN_S },
-      )
     // Unmeasured load first, the same for every server: the service takes several seconds of traffic
     // before its per-request cost settles (runs measured cold rose from 0.44 to 0.79 of bare over the rounds).
     for (const { path } of reads)
@@ -157,8 +148,18 @@ async function main() {
         [bare, bareUrl],
       ] as const)
         await load(at(child, `${url}${path}`), { duration: WARMUP_S })
-    const readRuns: Array<{ path: string; bytes: number; runs: Awaited<ReturnType<typeof small>> }> = []
-    for (const answer of answers) readRuns.push({ ...answer, runs: await small(answer.path) })
+    // Every read in every round (rounds.ts, roundsOverReads): a drift over the run reaches all reads alike.
+    const servers = (path: string) => ({
+      service: at(service, `${serviceUrl}${path}`),
+      kit: at(kit, `${kitUrl}${path}`),
+      bare: at(bare, `${bareUrl}${path}`),
+    })
+    const byPath = await roundsOverReads(
+      Object.fromEntries(answers.map(({ path }) => [path, servers(path)])),
+      ROUNDS,
+      { duration: RUN_S },
+    )
+    const readRuns = answers.map((answer) => ({ ...answer, runs: byPath[answer.path]! }))
     const mapOptions = { duration: 5, connections: 2 }
     const MAP_ROUNDS = 3
     const mapRuns = await rounds(
@@ -187,7 +188,7 @@ async function main() {
       `Processes: the service \`node ${serviceArgs.join(' ')}\`; the bare baseline (bench/bare-server.ts: Fastify, no plugins, no logger); ` +
         `the kit ceiling (bench/kit-server.ts: createApp of @genesis/common as the service uses it). Both route each path as the service does and answer ` +
         `with the service's answer: its body and its own headers (type, ETag, Cache-Control, Last-Modified, Vary), not the kit's (X-Request-Id, CORS). ` +
-        `LOG_LEVEL=warn. ${pinning ? `Client pinned to core 0, servers to core ${SERVER_CORE} (taskset). ` : ''}Client: ${LOAD_CLIENT_DESCRIPTION}, ${CONNECTIONS} connections, ${RUN_S} s per run, ${ROUNDS} rounds rotating the order ` +
+        `LOG_LEVEL=warn. ${pinning ? `Client pinned to core 0, servers to core ${SERVER_CORE} (taskset). ` : ''}Client: ${LOAD_CLIENT_DESCRIPTION}, ${CONNECTIONS} connections, ${RUN_S} s per run, ${ROUNDS} rounds, each running every small read on every server, the order rotating ` +
         `(whole-grid map: ${mapOptions.connections} connections, ${mapOptions.duration} s, ${MAP_ROUNDS} rounds). Ratios are medians of per-round ratios. ` +
         `CPU per request is the server process's user + system time (/proc) over the requests it answered: on a busy machine the client ` +
         `and other work cap req/s, while CPU per request is what sets a server's capacity.`,
