@@ -323,11 +323,12 @@ export class ChainIndexer {
 
   /**
    * The cursor's block is no longer canonical: find the newest indexed block that still is (the common
-   * ancestor), undo everything above it, and go on from there. The node's block at the cursor's height names
-   * its parent: when that is the block below the cursor as stored (a reorganisation of the last block, the
-   * usual one) it is the ancestor, found with no further call; else the node's blocks at every stored height
-   * are asked in one batch, never one call a block. None: the node is another chain (a development node
-   * started afresh) or the reorganisation is deeper than the blocks kept for undo.
+   * ancestor), undo everything above it, and go on from there. The node's top block (the one at the cursor's
+   * height; at its head when the chain got shorter, as it does for a moment while a node swaps branches) is
+   * the ancestor when it is stored as it is, and else names its parent: when that is stored (a reorganisation
+   * of the last block, the usual one) it is the ancestor. Either is found with no further call; else the
+   * node's blocks at every stored height are asked in one batch, never one call a block. None: the node is
+   * another chain (a development node started afresh) or the reorganisation is deeper than the blocks kept.
    */
   private async rollback(
     lease: WriterLease,
@@ -337,8 +338,13 @@ export class ChainIndexer {
   ): Promise<void> {
     const kept = await recentBlocks(lease.sql)
     const stored = kept.filter((block) => block.number <= head)
-    let ancestor = atCursor
-      ? stored.find((b) => b.number === cursor.blockNumber - 1n && b.hash === atCursor.parentHash)
+    const top = atCursor ?? (head < cursor.blockNumber ? await this.rpc.block(head) : null)
+    let ancestor = top
+      ? stored.find(
+          (b) =>
+            (b.number === top.number && b.hash === top.hash) ||
+            (b.number === top.number - 1n && b.hash === top.parentHash),
+        )
       : undefined
     if (!ancestor && stored.length > 0) {
       const onNode = await this.rpc.blocks(stored.map((b) => b.number))

@@ -135,6 +135,47 @@ describe.skipIf(skip)('the indexer’s guarantees', () => {
     expect(await indexedRows(r.sql)).toEqual(await freshIndex(w))
   }, 120_000)
 
+  it('finds the ancestor of a chain that got shorter in the node’s top block, asking no older block', async () => {
+    const w = await world()
+    const a = w.alice.address.toLowerCase()
+    const b = w.bob.address.toLowerCase()
+    const c = w.carol.address.toLowerCase()
+    await w.send(w.land, 'assignMultipleParcels', [40, 41], [52, 52], a)
+    const proxy = await startRpcProxy(w.anvil.url, {})
+    t.defer(() => proxy.close())
+    const db = await database()
+    const r = await replica(db.url, chainEnv(w.d, proxy.url))
+    await caughtUp(w, r)
+    for (let i = 0; i < 3; i++) {
+      await w.send(w.land, 'assignNewParcel', 50 + i, 52, a)
+      await caughtUp(w, r)
+    }
+    const snapshot = await w.provider.send('evm_snapshot', [])
+    await w.send(w.as(w.land, w.alice), 'transferLand', 40, 52, b)
+    await within(VISIBLE_MS * 4, async () => (await ownerOf(r, 40, 52)) === b, 'transfer indexed')
+    const cursor = BigInt((await cursorBlock(r.sql))!)
+    const asked = proxy.blocksAsked.length
+    const read = proxy.answered.length
+    // the node drops the cursor's block and has no other at its height yet (a node between two branches
+    // looks like this for a moment): its head is the block below the cursor, which the indexer holds
+    await w.provider.send('evm_revert', [snapshot])
+    expect(await w.provider.getBlockNumber()).toBe(Number(cursor) - 1)
+    await within(VISIBLE_MS * 4, async () => (await ownerOf(r, 40, 52)) === a, 'transfer undone')
+    const ancestor = cursor - 1n
+    const since = proxy.blocksAsked.slice(asked).filter((n) => n !== 0n)
+    expect(since).toContain(ancestor)
+    expect(since.filter((n) => n < ancestor)).toEqual([])
+    const metrics = (await r.app.inject({ method: 'GET', url: '/metrics' })).body
+    expect(metrics).toMatch(/land_indexer_reorgs_total\{[^}]*\} 1/)
+    // and the branch that grows from there is indexed as any other, from above the ancestor: nothing the
+    // indexer held at the ancestor is read again
+    await w.send(w.as(w.land, w.alice), 'transferLand', 41, 52, c)
+    await within(VISIBLE_MS * 4, async () => (await ownerOf(r, 41, 52)) === c, 'new branch indexed')
+    expect(proxy.answered.slice(read).filter((span) => span.from <= ancestor)).toEqual([])
+    await caughtUp(w, r)
+    expect(await indexedRows(r.sql)).toEqual(await freshIndex(w))
+  }, 120_000)
+
   it('resumes from its cursor after a restart mid-sync: every block once, the same tables', async () => {
     const w = await world()
     const a = w.alice.address.toLowerCase()
