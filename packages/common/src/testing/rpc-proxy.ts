@@ -28,6 +28,8 @@ export interface RpcProxyRules {
    * block, receipt or log past its head, and eth_call at `latest` at its head (past it: `header not found`).
    */
   head?(nodeHead: bigint): bigint
+  /** Runs before a block asked by number is asked of the node: a test changes the chain between two calls. */
+  beforeBlock?(number: bigint): Promise<void> | void
 }
 
 export interface RpcProxy {
@@ -64,6 +66,7 @@ export async function startRpcProxy(target: string, rules: RpcProxyRules): Promi
     const tag = call.params?.[0]
     if (call.method === 'eth_getBlockByNumber' && typeof tag === 'string' && tag.startsWith('0x')) {
       blocksAsked.push(BigInt(tag))
+      await rules.beforeBlock?.(BigInt(tag))
     }
     if (rules.head && LAGGING.has(call.method)) return behind(call, rules.head)
     if (call.method !== 'eth_getLogs') return forward(call)

@@ -338,7 +338,7 @@ export class ChainIndexer {
   ): Promise<void> {
     const kept = await recentBlocks(lease.sql)
     const stored = kept.filter((block) => block.number <= head)
-    const top = atCursor ?? (head < cursor.blockNumber ? await this.rpc.block(head) : null)
+    const top = atCursor ?? (await this.topBlock(cursor.blockNumber, head))
     let ancestor = top
       ? stored.find(
           (b) =>
@@ -368,6 +368,15 @@ export class ChainIndexer {
       { from: Number(cursor.blockNumber), ancestor: Number(found.number), restored },
       'land indexer: reorganisation undone back to the common ancestor',
     )
+  }
+
+  /**
+   * The node's block at the cursor's height, or at its head when its chain is shorter. The head is asked
+   * again when it was not (the block went between the two calls: the node swapped branches then).
+   */
+  private async topBlock(cursor: bigint, head: bigint): Promise<RpcBlock | null> {
+    const now = head < cursor ? head : await this.rpc.blockNumber()
+    return this.rpc.block(now < cursor ? now : cursor)
   }
 
   /**
