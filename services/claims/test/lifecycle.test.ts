@@ -234,8 +234,8 @@ describe('status lifecycle', () => {
       expect((await read(alice, claim.id)).status).toBe('claimed')
     })
 
-    // Mutation guarded: adminTokenMatches (routes/caller.ts) reduced to comparing lengths
-    // (`expected.length === presented.length`) → a wrong token of the right length would be the operator.
+    // Mutation guarded: matchesDigest (routes/caller.ts) reduced to comparing lengths
+    // (`expected.length === digest(presented).length`) → any token would be the operator.
     it('a wrong admin token of the right length is 401, on every operator route', async () => {
       const { claim } = await newClaim()
       const sameLength = [

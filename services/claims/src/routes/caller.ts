@@ -19,9 +19,14 @@ declare module 'fastify' {
 
 const digest = (value: string) => createHash('sha256').update(value).digest()
 
-/** Constant-time comparison (of digests, so that lengths leak nothing either). */
-export const adminTokenMatches = (expected: string, presented: string) =>
-  timingSafeEqual(digest(expected), digest(presented))
+/**
+ * Constant-time comparison with the token's digest (digests, so that lengths leak nothing either; the
+ * token's own taken once, when the route is built).
+ */
+const matchesDigest = (expected: Buffer, presented: string) => timingSafeEqual(expected, digest(presented))
+
+/** The operator, the same for every request the admin token authenticates. */
+const ADMIN: Actor = Object.freeze({ kind: 'admin' })
 
 export interface CallerPolicy {
   /** The operator, with `Authorization: Bearer <CLAIMS_ADMIN_TOKEN>`. */
@@ -46,6 +51,7 @@ const BEARER = /^Bearer\s+(\S+)\s*$/i
  * silently ignored.
  */
 export function authenticate(policy: CallerPolicy, adminToken: string | undefined) {
+  const expected = adminToken ? digest(adminToken) : undefined
   return async (request: FastifyRequest) => {
     const authorization = request.headers.authorization
     if (policy.admin && authorization !== undefined) {
@@ -53,13 +59,13 @@ export function authenticate(policy: CallerPolicy, adminToken: string | undefine
       if (token === undefined) {
         throw malformedAuthorization()
       }
-      if (!adminToken) {
+      if (!expected) {
         throw adminDisabled()
       }
-      if (!adminTokenMatches(adminToken, token)) {
+      if (!matchesDigest(expected, token)) {
         throw invalidAdminToken()
       }
-      request.actor = { kind: 'admin' }
+      request.actor = ADMIN
       return
     }
     if (request.signer) {
