@@ -1,13 +1,16 @@
 /**
  * A service's small reads against a bare Fastify answering them with the same code, in the same run: the
- * service's `bench:reads`. `script` is a child serving `service` or `bare` (its first argument) and reporting
- * its port (child.ts); each runs in a process of its own, both pinned to the last core when taskset is at
- * hand, this process and the load client (wrk, or autocannon without it: rounds.ts) on core 0. Both must answer each read with the same bytes. Rounds rotate
- * the order; each figure is the median of the per-round values.
+ * service's `bench:reads`. `script` is a child serving `service`, `kit` or `bare` (its first argument) and
+ * reporting its port (child.ts): `kit` is the kit's createApp as the service builds it with the bare route
+ * added, so that kit / bare is what the kit costs and service / kit what the service's own route adds
+ * (schemas, its hooks, its serializer). Each runs in a process of its own, all pinned to the last core when
+ * taskset is at hand, this process and the load client (wrk, or autocannon without it: rounds.ts) on core 0.
+ * All must answer each read with the same bytes. Rounds rotate the order; each figure is the median of the
+ * per-round values.
  */
 import { spawnSync } from 'node:child_process'
 import { cpus, loadavg } from 'node:os'
-import { LOAD_CLIENT_DESCRIPTION, load, rounds } from './rounds.js'
+import { LOAD_CLIENT_DESCRIPTION, load, rounds, type Target } from './rounds.js'
 import { forkService, type ServiceProcess } from './scale.js'
 
 export interface BareRead {
@@ -28,6 +31,10 @@ export interface AgainstBareOptions {
 
 const log = (line: string) => process.stdout.write(`${line}\n`)
 
+/** The child's three servers, the first one the reads are prepared through. */
+const SERVERS = ['service', 'kit', 'bare'] as const
+type Server = (typeof SERVERS)[number]
+
 export async function againstBare(options: AgainstBareOptions): Promise<void> {
   const count = options.rounds ?? Number(process.env.BENCH_ROUNDS ?? 7)
   const target = options.target ?? 0.85
@@ -37,52 +44,57 @@ export async function againstBare(options: AgainstBareOptions): Promise<void> {
     if (pinning) spawnSync('taskset', ['-a', '-p', '-c', String(core), String(pid)], { stdio: 'ignore' })
   }
   pin(process.pid, 0)
-  const servers: ServiceProcess[] = []
+  const servers = {} as Record<Server, ServiceProcess>
   try {
-    const service = await forkService(options.script, options.env, ['service'])
-    servers.push(service)
-    const bare = await forkService(options.script, options.env, ['bare'])
-    servers.push(bare)
-    for (const { pid } of servers) pin(pid, serverCore)
-    const reads = await options.prepare(service.url)
+    for (const name of SERVERS) {
+      servers[name] = await forkService(options.script, options.env, [name])
+      pin(servers[name].pid, serverCore)
+    }
+    const reads = await options.prepare(servers.service.url)
     const rows: string[] = []
     for (const read of reads) {
       const headers = read.headers ?? {}
-      const [mine, theirs] = await Promise.all(
-        [service, bare].map(async (s) => {
-          const response = await fetch(`${s.url}${read.path}`, { headers })
-          if (response.status !== 200) throw new Error(`${read.name}: ${s.url} answered ${response.status}`)
+      const bodies = await Promise.all(
+        SERVERS.map(async (name) => {
+          const response = await fetch(`${servers[name].url}${read.path}`, { headers })
+          if (response.status !== 200)
+            throw new Error(`${read.name}: ${name} (${servers[name].url}) answered ${response.status}`)
           return response.text()
         }),
       )
-      if (mine !== theirs)
-        throw new Error(`${read.name}: the two servers answer differently:\n${mine}\n${theirs}`)
-      const targets = {
-        service: { url: `${service.url}${read.path}`, pid: service.pid },
-        bare: { url: `${bare.url}${read.path}`, pid: bare.pid },
-      }
+      const differs = SERVERS.find((_, i) => bodies[i] !== bodies[0])
+      if (differs)
+        throw new Error(`${read.name}: service and ${differs} answer differently:\n${bodies.join('\n')}`)
+      const targets = Object.fromEntries(
+        SERVERS.map((name) => [name, { url: `${servers[name].url}${read.path}`, pid: servers[name].pid }]),
+      ) as Record<Server, Target>
       // unmeasured load first: a server takes seconds of traffic before its per-request cost settles
       for (const t of Object.values(targets)) await load(t, { duration: 4, headers })
       const r = await rounds(targets, count, { headers })
-      if (r.errors('service') + r.errors('bare') > 0)
+      if (SERVERS.some((name) => r.errors(name) > 0))
         throw new Error(`${read.name}: errors or non-2xx answers`)
       const ratio = r.ratio('service', 'bare')
       const each = r.ratios('service', 'bare')
       rows.push(
-        `| ${read.name} (${Buffer.byteLength(mine!)} B) | ${r.rps('service').toFixed(0)} | ${r.rps('bare').toFixed(0)} | ` +
+        `| ${read.name} (${Buffer.byteLength(bodies[0]!)} B) | ` +
+          `${SERVERS.map((name) => r.rps(name).toFixed(0)).join(' / ')} | ` +
           `**${ratio.toFixed(2)}** ${ratio >= target ? 'met' : 'NOT met'} ` +
           `(rounds ${Math.min(...each).toFixed(2)}–${Math.max(...each).toFixed(2)}) | ` +
-          `${r.cpu('service').toFixed(0)} / ${r.cpu('bare').toFixed(0)} | ≥ ${target} |`,
+          `${r.ratio('kit', 'bare').toFixed(2)} | ${r.ratio('service', 'kit').toFixed(2)} | ` +
+          `${SERVERS.map((name) => r.cpu(name).toFixed(0)).join(' / ')} | ≥ ${target} |`,
       )
     }
     log(
       `load ${loadavg()[0]!.toFixed(2)}; ${pinning ? `servers pinned to core ${serverCore}, the client to core 0; ` : ''}` +
-        `${count} rounds of 2 s a server, 10 connections from ${LOAD_CLIENT_DESCRIPTION}; the same bytes from both`,
+        `${count} rounds of 2 s a server, 10 connections from ${LOAD_CLIENT_DESCRIPTION}; the same bytes from all`,
     )
-    log('| read | service req/s | bare req/s | service / bare | CPU µs a request, service / bare | target |')
-    log('| --- | ---: | ---: | ---: | ---: | ---: |')
+    log(
+      '| read | req/s service / kit / bare | service / bare | kit / bare | service / kit | ' +
+        'CPU µs a request, service / kit / bare | target |',
+    )
+    log('| --- | ---: | ---: | ---: | ---: | ---: | ---: |')
     for (const row of rows) log(row)
   } finally {
-    for (const s of servers) await s.stop()
+    for (const s of Object.values(servers)) await s.stop()
   }
 }

@@ -1,17 +1,18 @@
 /**
- * A child of bench/reads.ts: `service` (the collections app, tsc's output as `pnpm start` runs it) or `bare`
+ * A child of bench/reads.ts: `service` (the collections app, tsc's output as `pnpm start` runs it), `bare`
  * (a bare Fastify, no plugins, no hooks, no logger, answering the same read by the same code: the signed
  * request verified by common's verifySignedFetch, the collection read by the service's own query, the
- * caller's roles and the full view by its own functions, the envelope written by JSON.stringify). It reports
- * its port to the parent over IPC.
+ * caller's roles and the full view by its own functions, the envelope written by JSON.stringify) or `kit`
+ * (that bare route in the kit's createApp as the service builds it). It reports its port to the parent
+ * over IPC.
  */
-import { createSql, ok, signedPath, verifySignedFetch } from '@genesis/common'
-import Fastify from 'fastify'
+import { createApp, createSql, ok, signedPath, verifySignedFetch } from '@genesis/common'
+import Fastify, { type FastifyInstance } from 'fastify'
 import { childDatabaseUrl, serveToParent } from '../../../packages/common/bench/child.js'
 
 // tsc's output, not tsx's transform of src (whose wrappers run on every closure a request creates)
 const dist = (path: string) => new URL(`../dist/${path}`, import.meta.url).href
-const { buildApp } = (await import(dist('app.js'))) as typeof import('../src/app.js')
+const { buildApp, SERVICE } = (await import(dist('app.js'))) as typeof import('../src/app.js')
 const { loadConfig } = (await import(dist('config.js'))) as typeof import('../src/config.js')
 const { COLLECTIONS_DB_SETTINGS } = (await import(
   dist('db/settings.js')
@@ -28,8 +29,8 @@ const sql = createSql(childDatabaseUrl('bench/reads.ts'), { settings: COLLECTION
 // request lines off, as in land's bench (the bare route has no logger); errors still logged
 const config = loadConfig({ RATE_LIMIT_MAX: '0', LOG_LEVEL: 'warn' })
 
-async function bare() {
-  const app = Fastify({ logger: false })
+/** The read as a hand-written route answers it. */
+function bareRoute(app: FastifyInstance) {
   const access = { committee: new Set<string>(), config, now: () => new Date(), chain: null }
   app.get('/v1/collections/:id', async (request, reply) => {
     const signer = await verifySignedFetch(
@@ -45,4 +46,11 @@ async function bare() {
   return app
 }
 
-await serveToParent(mode === 'service' ? await buildApp({ sql, config }) : await bare(), sql)
+const servers: Record<string, () => Promise<FastifyInstance>> = {
+  service: () => buildApp({ sql, config }),
+  kit: async () => bareRoute(await createApp({ ...SERVICE, sql, config })),
+  bare: async () => bareRoute(Fastify({ logger: false })),
+}
+const server = servers[mode ?? '']
+if (!server) throw new Error(`usage: reads-serve.ts ${Object.keys(servers).join('|')}`)
+await serveToParent(await server(), sql)
