@@ -14,7 +14,8 @@
  *   (bench/embedded.ts; skip with --no-embedded).
  * The service (dist/server.js when built, else src/server.ts through tsx) and the baselines
  * (bench/bare-server.ts, bench/kit-server.ts) each run in a process of their own on loopback; wrk is the
- * client, autocannon where wrk is not installed (bench/rounds.ts of @genesis/common). Results are printed and written to bench/results.md.
+ * client, autocannon where wrk is not installed (bench/rounds.ts of @genesis/common). Results are printed and written to bench/results.md;
+ * BENCH_RUNS_JSON=<file> writes every run of every round there too.
  */
 import type { ChildProcess } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -160,6 +161,11 @@ async function main() {
       { duration: RUN_S },
     )
     const readRuns = answers.map((answer) => ({ ...answer, runs: byPath[answer.path]! }))
+    // Every run of every round, for a look at how each server drifts over the rounds.
+    if (process.env.BENCH_RUNS_JSON) {
+      const raw = Object.fromEntries(readRuns.map(({ path, runs: r }) => [path, r.runs]))
+      writeFileSync(process.env.BENCH_RUNS_JSON, JSON.stringify(raw, null, 1))
+    }
     const mapOptions = { duration: 5, connections: 2 }
     const MAP_ROUNDS = 3
     const mapRuns = await rounds(
