@@ -15,7 +15,7 @@
  * The service (dist/server.js when built, else src/server.ts through tsx) and the baselines
  * (bench/bare-server.ts, bench/kit-server.ts) each run in a process of their own on loopback; wrk is the
  * client, autocannon where wrk is not installed (bench/rounds.ts of @genesis/common). Results are printed and written to bench/results.md;
- * BENCH_RUNS_JSON=<file> writes every run of every round there too.
+ * with BENCH_RUNS_JSON=<file>, every server's run of every round is written to that file as JSON.
  */
 import type { ChildProcess } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
