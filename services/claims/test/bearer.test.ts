@@ -51,3 +51,30 @@ describe('the admin Authorization header', () => {
     }
   })
 })
+
+describe('the admin token', () => {
+  // guards routes/caller.ts tokenMatcher: the bytes compared over the token's length (a prefix refused) and
+  // the lengths compared after them (the token with anything after it refused: the bytes past its length
+  // are dropped before the comparison)
+  it('is refused as invalid in any other spelling: a prefix, an extension, another case, padding', async () => {
+    const other = (c: string) => (c === c.toUpperCase() ? c.toLowerCase() : c.toUpperCase())
+    for (const token of [
+      ADMIN_TOKEN.slice(0, -1),
+      `${ADMIN_TOKEN}x`,
+      `${ADMIN_TOKEN}${ADMIN_TOKEN}`,
+      `${ADMIN_TOKEN.slice(0, -1)}${other(ADMIN_TOKEN.at(-1)!)}`,
+      ADMIN_TOKEN.toUpperCase(),
+      `0${ADMIN_TOKEN}`,
+      `${ADMIN_TOKEN.slice(0, -1)}é`,
+      'x',
+    ]) {
+      const response = await asAdmin(`Bearer ${token}`)
+      expect(response.statusCode, token).toBe(401)
+      expect(response.json()).toMatchObject({
+        ok: false,
+        code: 'unauthorized',
+        data: { reason: 'invalid_token' },
+      })
+    }
+  })
+})

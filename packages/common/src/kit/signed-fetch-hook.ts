@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
+import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify'
 import {
   AUTH_CHAIN_HEADER_PREFIX,
   isMutating,
@@ -63,22 +63,26 @@ export function installSignedFetch(app: FastifyInstance, sql: Sql, options: Sign
   app.decorateRequest('signer', { getter: getterOf((signed) => signed.address) })
   app.decorateRequest('signerMetadata', { getter: getterOf((signed) => signed.metadata) })
   app.decorateRequest('usedSignature', { getter: getterOf((signed) => signed.used) })
+  const verifySigned = async (request: FastifyRequest, replay: 'kit' | 'route') => {
+    const path = signedPath(request.url)
+    const signer = await verifySignedFetch(
+      { method: request.method, path, headers: request.headers, client: request.ip },
+      options,
+    )
+    let used: UsedSignature | null = null
+    if (isMutating(request.method)) {
+      const signature = usedSignature(signer, options.maxAgeS)
+      if (replay === 'route') used = signature
+      else await rememberSignature(sql, signature)
+    }
+    ;(request as WithSigned)[SIGNED] = { address: signer.address, metadata: signer.metadata, used }
+  }
+  // A callback hook, so that an unsigned request to an `optional` route passes without a promise.
   const verify =
-    (mode: AuthMode, replay: 'kit' | 'route'): onRequestAsyncHookHandler =>
-    async (request) => {
-      if (mode === 'optional' && request.headers[`${AUTH_CHAIN_HEADER_PREFIX}0`] === undefined) return
-      const path = signedPath(request.url)
-      const signer = await verifySignedFetch(
-        { method: request.method, path, headers: request.headers, client: request.ip },
-        options,
-      )
-      let used: UsedSignature | null = null
-      if (isMutating(request.method)) {
-        const signature = usedSignature(signer, options.maxAgeS)
-        if (replay === 'route') used = signature
-        else await rememberSignature(sql, signature)
-      }
-      ;(request as WithSigned)[SIGNED] = { address: signer.address, metadata: signer.metadata, used }
+    (mode: AuthMode, replay: 'kit' | 'route'): onRequestHookHandler =>
+    (request, _reply, done) => {
+      if (mode === 'optional' && request.headers[`${AUTH_CHAIN_HEADER_PREFIX}0`] === undefined) return done()
+      verifySigned(request, replay).then(() => done(), done)
     }
   // Attached to the routes that ask for it, first among their onRequest hooks (a route's own hooks may
   // rely on request.signer), so that unsigned routes pay nothing.
