@@ -77,12 +77,17 @@ export function installSignedFetch(app: FastifyInstance, sql: Sql, options: Sign
     }
     ;(request as WithSigned)[SIGNED] = { address: signer.address, metadata: signer.metadata, used }
   }
-  // A callback hook, so that an unsigned request to an `optional` route passes without a promise.
+  // A callback hook, so that an unsigned request to an `optional` route passes without a promise. A refusal
+  // always reaches `done` as an error: `done()` with nothing would let the request through unverified.
   const verify =
     (mode: AuthMode, replay: 'kit' | 'route'): onRequestHookHandler =>
     (request, _reply, done) => {
       if (mode === 'optional' && request.headers[`${AUTH_CHAIN_HEADER_PREFIX}0`] === undefined) return done()
-      verifySigned(request, replay).then(() => done(), done)
+      verifySigned(request, replay).then(
+        () => done(),
+        (error: unknown) =>
+          done(error instanceof Error ? error : new Error(`signed fetch refused: ${String(error)}`)),
+      )
     }
   // Attached to the routes that ask for it, first among their onRequest hooks (a route's own hooks may
   // rely on request.signer), so that unsigned routes pay nothing.
