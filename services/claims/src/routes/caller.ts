@@ -21,9 +21,9 @@ declare module 'fastify' {
  * Whether a presented token is `token`, in a time that tells nothing of it: the presented bytes are laid
  * over a zeroed buffer of the token's length (any excess dropped) and compared in constant time, so that a
  * wrong length costs what a wrong byte does; the lengths are compared only once the bytes matched, and only
- * tell a caller what it sent. (A SHA-256 of each presented token did the same for ten times the CPU.)
+ * tell a caller what it sent. (A SHA-256 of each presented token did the same for over ten times the CPU.)
  */
-export function tokenMatcher(token: string): (presented: string) => boolean {
+function tokenMatcher(token: string): (presented: string) => boolean {
   const expected = Buffer.from(token, 'utf8')
   return (presented) => {
     const given = Buffer.alloc(expected.length)
