@@ -37,10 +37,12 @@ if (rung === RUNGS.indexOf('createApp')) {
   })
 } else {
   const at = (name: Rung) => rung >= RUNGS.indexOf(name)
+  const logging = at('request logger') ? requestLogging(logger()) : undefined
   app = Fastify({
-    ...(at('request logger') ? requestLogging(logger()).fastify : { logger: false }),
+    ...(logging ? logging.fastify : { logger: false }),
     ...(at('request ids') ? { requestIdHeader: false as const, genReqId: requestIdMaker() } : {}),
   })
+  logging?.install(app)
   // The kit's answer hook, its CORS headers set from the rung on that adds them; before the metrics, a
   // hook of its own sets the request id alone.
   const cors: CorsHeaders = at('cors headers') ? corsHeaders('*') : () => {}

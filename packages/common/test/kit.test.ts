@@ -605,4 +605,35 @@ describe('request logs', () => {
       await logging.close()
     }
   })
+
+  it("logs a route at its own level, below or above the service's, every line bound to the request", async () => {
+    const routeLevels = async (level: string) => {
+      const { logging, lines } = await appLogging(level)
+      logging.get('/chatty', { logLevel: 'debug' }, async (request, reply) => {
+        request.log.debug('chatty detail')
+        reply.log.debug('chatty reply')
+        return ok(true)
+      })
+      logging.get('/polled', { logLevel: 'warn' }, async (request) => {
+        request.log.info('not at this route level')
+        return ok(true)
+      })
+      try {
+        await logging.inject({ url: '/chatty', headers: { 'x-request-id': 'r-3' } })
+        await logging.inject({ url: '/polled', headers: { 'x-request-id': 'r-4' } })
+        return lines.map((line) => [line.msg, line.reqId])
+      } finally {
+        await logging.close()
+      }
+    }
+    const chatty = [
+      ['incoming request', 'r-3'],
+      ['chatty detail', 'r-3'],
+      ['chatty reply', 'r-3'],
+      ['request completed', 'r-3'],
+    ]
+    // At warn, the route at debug still writes its lines (its end is listened for since a route logs info).
+    expect(await routeLevels('warn')).toEqual(chatty.filter(([msg]) => msg !== 'request completed'))
+    expect(await routeLevels('info')).toEqual(chatty)
+  })
 })

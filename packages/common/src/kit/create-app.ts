@@ -225,6 +225,7 @@ export async function createApp(input: CreateAppOptions): Promise<App> {
   }).withTypeProvider<TypeBoxTypeProvider>()
   if (logging.logger) app.log = logging.logger
   oneRequestClass(app)
+  logging.install(app)
   app.server.maxConnections = limits.maxConnections
   closeSilentConnections(app.server, limits.headersTimeoutMs)
   answerNodeRefusals(app.server)

@@ -7,11 +7,9 @@ type ParentLogger = FastifyBaseLogger & { isLevelEnabled?(level: string): boolea
 
 /**
  * A logger that makes its pino child (bound to the request id) on the first line logged at an enabled
- * level, and whose own children are made so too. Fastify makes a child for every request, a cost that a
- * request logging nothing at `warn` need not pay (PERFORMANCE.md). The kit hands it to Fastify through
- * `childLoggerFactory`, Fastify itself getting no logger (request-log.ts): with a logger of its own Fastify
- * would time every request with two response listeners. The price is Fastify's check of each child a
- * factory other than its default returns (seven method lookups and an array per request, ~0.5 µs).
+ * level, and whose own children are made so too: a request logging nothing at `warn` pays for no pino
+ * child (PERFORMANCE.md). A request's is made when its `log` is first read (request-log.ts). Given a level
+ * of its own (a route's `logLevel`), it makes its child at once, to decide by that level.
  */
 export class LazyChildLogger implements FastifyBaseLogger {
   private child_: FastifyBaseLogger | undefined
@@ -51,6 +49,7 @@ export class LazyChildLogger implements FastifyBaseLogger {
   silent(): void {}
 
   isLevelEnabled(level: string): boolean {
+    if (this.options.level !== undefined) this.made()
     return ((this.child_ as ParentLogger | undefined) ?? this.parent).isLevelEnabled?.(level) ?? true
   }
 
@@ -64,7 +63,8 @@ export class LazyChildLogger implements FastifyBaseLogger {
   }
 
   private log(level: Level, args: [unknown, string?, ...unknown[]]): void {
-    // A child made later (a level raised on it) decides by its own level.
+    // A child made already (a level raised on it, or one of its own given: a route's) decides by its own level.
+    if (this.options.level !== undefined) this.made()
     if (this.child_ === undefined && this.parent.isLevelEnabled?.(level) === false) return
     const write = this.made()[level] as (...line: unknown[]) => void
     write.apply(this.child_, args)

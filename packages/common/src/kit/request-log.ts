@@ -1,6 +1,13 @@
-import { type FastifyBaseLogger, type FastifyReply, type FastifyRequest, LogController } from 'fastify'
+import {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  LogController,
+} from 'fastify'
 import { type ChildLoggerOptions, pino } from 'pino'
 import { type LazyChildLogger, lazyChildren } from './lazy-logger.js'
+import { requestPrototypes } from './one-request-class.js'
 
 /** The kit's health probes: polled every few seconds by an orchestrator, they would drown the requests that matter. */
 export const PROBE_PATHS: ReadonlySet<string> = new Set(['/health/live', '/health/ready'])
@@ -21,11 +28,16 @@ const logsInfo = (log: unknown) => (log as LevelAware).isLevelEnabled?.('info') 
  * Fastify's request lines, with the health probes moved from info down to debug: a terminal at the default
  * level shows the requests people send. A not-ready answer is logged once when readiness changes
  * (health.ts), not once per probe; a probe that throws keeps its usual level. At a level above info (the
- * usual production setting is info, a benchmark's warn) a request asks one question and logs nothing.
+ * usual production setting is info, a benchmark's warn) a request asks `mayLogInfo` and logs nothing:
+ * asking its own logger would make one for every request.
  */
 export class QuietProbesLogController extends LogController {
+  constructor(private readonly mayLogInfo: () => boolean = () => true) {
+    super()
+  }
+
   override incomingRequest(request: FastifyRequest, reply: FastifyReply): void {
-    if (!logsInfo(request.log)) return
+    if (!this.mayLogInfo() || !logsInfo(request.log)) return
     if (!isProbe(request)) super.incomingRequest(request, reply)
     else if (!this.isLogDisabled(request)) request.log.debug({ req: request }, 'incoming request')
   }
@@ -63,34 +75,61 @@ export const REQUEST_SERIALIZERS: NonNullable<ChildLoggerOptions['serializers']>
 
 /** Fastify's logging options for an app of the kit, and the logger to make its `app.log`. */
 export interface RequestLogging {
-  fastify: {
-    logger: false
-    logController: LogController
-    childLoggerFactory?: (
-      none: unknown,
-      bindings: Record<string, unknown>,
-      options: object,
-    ) => FastifyBaseLogger
-  }
+  fastify: { logger: false; logController: LogController }
   logger: LazyChildLogger | undefined
+  /** Gives every request of `app` (just made with `fastify`) its logger; once, before routes are added. */
+  install(app: FastifyInstance): void
 }
+
+/** Where a request keeps the logger it made on its first line. */
+const REQUEST_LOGGER = Symbol('genesis.requestLogger')
+
+type LoggingRequest = FastifyRequest & { [REQUEST_LOGGER]?: FastifyBaseLogger }
 
 /**
  * Fastify gets no logger of its own: with one, it adds and removes two response listeners on every request
  * to time it, which only request lines need (create-app.ts adds them back when the level shows those
- * lines). Each request still logs through the service's logger, every line bound to its request id and
- * made only when one is written, as with Fastify's own.
+ * lines); and with a child logger factory of the kit's, it would call it and check the child it returns on
+ * every request. Instead `request.log` (and `reply.log`) is a property of the app's request class that
+ * makes the request's logger when something first logs through it: the service's logger, every line bound
+ * to the request id (`reqId`, as Fastify's own) and at the route's `logLevel` when it has one. A request
+ * that logs nothing costs nothing; Fastify's own assignment of its silent logger is ignored.
  */
 export function requestLogging(service: FastifyBaseLogger | undefined): RequestLogging {
-  const logController = new QuietProbesLogController()
-  if (service === undefined) return { fastify: { logger: false, logController }, logger: undefined }
-  const logger = lazyChildren(service).child({}, { serializers: REQUEST_SERIALIZERS })
+  const logger =
+    service === undefined ? undefined : lazyChildren(service).child({}, { serializers: REQUEST_SERIALIZERS })
+  // Whether any request may write an info line: the service's level, or a route's own `logLevel` below it.
+  let routesLoggingInfo = 0
+  const mayLogInfo = () => routesLoggingInfo > 0 || logger?.isLevelEnabled('info') === true
+  const install = (app: FastifyInstance) => {
+    if (logger === undefined) return
+    app.addHook('onRoute', (route) => {
+      if (route.logLevel !== undefined && ['info', 'debug', 'trace'].includes(route.logLevel))
+        routesLoggingInfo++
+    })
+    const prototypes = requestPrototypes(app)
+    Object.defineProperty(prototypes.request, 'log', {
+      get(this: LoggingRequest): FastifyBaseLogger {
+        let log = this[REQUEST_LOGGER]
+        if (log === undefined) {
+          const level = this.routeOptions.logLevel
+          log = logger.child({ reqId: this.id }, level ? { level } : {})
+          this[REQUEST_LOGGER] = log
+        }
+        return log
+      },
+      set() {},
+    })
+    Object.defineProperty(prototypes.reply, 'log', {
+      get(this: FastifyReply): FastifyBaseLogger {
+        return this.request.log
+      },
+      set() {},
+    })
+  }
   return {
-    fastify: {
-      logger: false,
-      logController,
-      childLoggerFactory: (_none, bindings, options) => logger.child(bindings, options),
-    },
+    fastify: { logger: false, logController: new QuietProbesLogController(mayLogInfo) },
     logger,
+    install,
   }
 }
