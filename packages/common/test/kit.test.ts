@@ -606,6 +606,19 @@ describe('request logs', () => {
     }
   })
 
+  it('binds the line of a URL Fastify cannot route to its request id too', async () => {
+    const { logging, lines } = await appLogging('info')
+    try {
+      const response = await logging.inject({ url: '/note/%zz', headers: { 'x-request-id': 'r-5' } })
+      expect(response.statusCode).toBe(400)
+      expect(lines).toContainEqual(
+        expect.objectContaining({ level: 30, msg: 'request refused', code: 'bad_request', reqId: 'r-5' }),
+      )
+    } finally {
+      await logging.close()
+    }
+  })
+
   it("logs a route at its own level, below or above the service's, every line bound to the request", async () => {
     const routeLevels = async (level: string) => {
       const { logging, lines } = await appLogging(level)

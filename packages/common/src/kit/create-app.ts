@@ -207,6 +207,7 @@ export async function createApp(input: CreateAppOptions): Promise<App> {
     // URL-level failures (a bad percent escape, an over-long path segment) in the envelope too, with the
     // headers and the duration of any answer: Fastify runs no hook for them.
     frameworkErrors: (error, request, reply) => {
+      logging.bind(request, reply)
       headers(request, reply)
       sendError(error, request, reply)
       recordDuration(unmatched, request, reply, undefined)

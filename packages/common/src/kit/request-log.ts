@@ -79,6 +79,11 @@ export interface RequestLogging {
   logger: LazyChildLogger | undefined
   /** Gives every request of `app` (just made with `fastify`) its logger; once, before routes are added. */
   install(app: FastifyInstance): void
+  /**
+   * Gives its logger to a request Fastify made of its base classes, not the app's: those of its
+   * framework-error handler (a URL it cannot route), which `install` does not reach.
+   */
+  bind(request: FastifyRequest, reply: FastifyReply): void
 }
 
 /** Where a request keeps the logger it made on its first line. */
@@ -101,6 +106,8 @@ export function requestLogging(service: FastifyBaseLogger | undefined): RequestL
   // Whether any request may write an info line: the service's level, or a route's own `logLevel` below it.
   let routesLoggingInfo = 0
   const mayLogInfo = () => routesLoggingInfo > 0 || logger?.isLevelEnabled('info') === true
+  const requestLogger = (parent: LazyChildLogger, id: string, level: string | undefined) =>
+    parent.child({ reqId: id }, level ? { level } : {})
   const install = (app: FastifyInstance) => {
     if (logger === undefined) return
     app.addHook('onRoute', (route) => {
@@ -112,8 +119,7 @@ export function requestLogging(service: FastifyBaseLogger | undefined): RequestL
       get(this: LoggingRequest): FastifyBaseLogger {
         let log = this[REQUEST_LOGGER]
         if (log === undefined) {
-          const level = this.routeOptions.logLevel
-          log = logger.child({ reqId: this.id }, level ? { level } : {})
+          log = requestLogger(logger, this.id, this.routeOptions.logLevel)
           this[REQUEST_LOGGER] = log
         }
         return log
@@ -127,9 +133,15 @@ export function requestLogging(service: FastifyBaseLogger | undefined): RequestL
       set() {},
     })
   }
+  const bind = (request: FastifyRequest, reply: FastifyReply) => {
+    if (logger === undefined) return
+    request.log = requestLogger(logger, request.id, undefined)
+    reply.log = request.log
+  }
   return {
     fastify: { logger: false, logController: new QuietProbesLogController(mayLogInfo) },
     logger,
     install,
+    bind,
   }
 }
