@@ -4,6 +4,7 @@ import { buildApp, SERVICE } from './app.js'
 import { type Config, loadConfig } from './config.js'
 import { createGridIndex } from './context.js'
 import { isLandEmpty } from './db/assets.js'
+import { compactHeap } from './heap.js'
 import { indexerFromConfig } from './indexer/from-config.js'
 import { seedLayout } from './indexer/layout.js'
 import { embeddedDir, migrationsDir } from './paths.js'
@@ -23,6 +24,8 @@ import { seedInChildProcess } from './seed.js'
  */
 const EMBEDDED_OLD_GENERATION_GROWTH_PERCENT = 10
 
+const mib = (bytes: number) => Math.round(bytes / 2 ** 20)
+
 const shouldSeed = (config: Config, embedded: boolean) =>
   config.LAND_AUTO_SEED === 'always' || (config.LAND_AUTO_SEED === 'embedded' && embedded)
 
@@ -37,7 +40,24 @@ const { config, logger, db } = await openService({
 })
 // Read at every collection, so it applies from here on.
 if (db.embedded) setFlagsFromString(`--heap-growing-percent=${EMBEDDED_OLD_GENERATION_GROWTH_PERCENT}`)
-const grid = createGridIndex(db.sql, config, logger)
+// Once the first index is built and serialised, the heap is compacted: the build leaves the old generation
+// a third empty, which every young-generation collection would pay for (heap.ts).
+let compacted = false
+const grid = createGridIndex(db.sql, config, logger, () => {
+  if (compacted) return
+  compacted = true
+  void compactHeap().then(({ collections, longestMs, heapBeforeBytes, heapAfterBytes }) =>
+    logger.info(
+      {
+        collections,
+        longest_ms: Math.round(longestMs),
+        heap_before_mib: mib(heapBeforeBytes),
+        heap_after_mib: mib(heapAfterBytes),
+      },
+      'land: heap compacted after the first index',
+    ),
+  )
+})
 const app = await buildApp({ sql: db.sql, config, logger, context: { grid } })
 const close = async () => {
   await indexer?.stop()

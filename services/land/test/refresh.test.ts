@@ -54,6 +54,23 @@ describe('readiness', () => {
   })
 })
 
+describe('background serialisation', () => {
+  it("tells its owner once the current view's answers are all made", async () => {
+    const views: boolean[] = []
+    const grid: GridIndex = new GridIndex(land.db.sql, {
+      prewarm: true,
+      onPrewarmed: () => views.push(grid.current().prewarmed),
+    })
+    try {
+      await grid.start()
+      await eventually(() => views.length > 0, 60_000)
+      expect(views).toEqual([true])
+    } finally {
+      await grid.close()
+    }
+  })
+})
+
 describe('LISTEN land_changed', () => {
   it('rebuilds the index when another connection changes a parcel', async (ctx) => {
     requireRealPostgres(ctx, land.db)

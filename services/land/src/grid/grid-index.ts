@@ -31,6 +31,8 @@ export interface GridIndexOptions {
    * so that the first client does not pay for it. The server turns it on; tests leave it off.
    */
   prewarm?: boolean
+  /** Called when a view's background serialisation is done and the view is still the current one. */
+  onPrewarmed?: () => void
   logger?: GridLogger
 }
 
@@ -63,6 +65,7 @@ export class GridIndex implements MapSource {
   private closed = false
   private readonly debounceMs: number
   private readonly prewarm: boolean
+  private readonly onPrewarmed: (() => void) | undefined
   private readonly logger: GridLogger
   /** Told of every view swapped in (the atlas builds its answers ahead of the requests). */
   private readonly viewListeners = new Set<(view: GridView) => void>()
@@ -77,6 +80,7 @@ export class GridIndex implements MapSource {
   ) {
     this.debounceMs = options.debounceMs ?? 100
     this.prewarm = options.prewarm ?? false
+    this.onPrewarmed = options.onPrewarmed
     this.logger = options.logger ?? silent
   }
 
@@ -112,8 +116,12 @@ export class GridIndex implements MapSource {
     this.view = view
     for (const listener of this.viewListeners) listener(view)
     if (this.prewarm) {
+      const stillCurrent = () => this.view === view && !this.closed
       view
-        .prewarm(() => this.view === view && !this.closed, this.answered, carry ? WHOLE_MAP_QUIET_MS : 0)
+        .prewarm(stillCurrent, this.answered, carry ? WHOLE_MAP_QUIET_MS : 0)
+        .then(() => {
+          if (stillCurrent()) this.onPrewarmed?.()
+        })
         .catch((err) => {
           this.logger.error({ err }, 'pre-serialising the land index failed (answers are made on demand)')
         })
