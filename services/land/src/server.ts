@@ -46,17 +46,19 @@ let compacted = false
 const grid = createGridIndex(db.sql, config, logger, () => {
   if (compacted) return
   compacted = true
-  void compactHeap().then(({ collections, longestMs, heapBeforeBytes, heapAfterBytes }) =>
-    logger.info(
-      {
-        collections,
-        longest_ms: Math.round(longestMs),
-        heap_before_mib: mib(heapBeforeBytes),
-        heap_after_mib: mib(heapAfterBytes),
-      },
-      'land: heap compacted after the first index',
-    ),
-  )
+  void compactHeap()
+    .then(({ collections, longestMs, heapBeforeBytes, heapAfterBytes }) =>
+      logger.info(
+        {
+          collections,
+          longest_ms: Math.round(longestMs),
+          heap_before_mib: mib(heapBeforeBytes),
+          heap_after_mib: mib(heapAfterBytes),
+        },
+        'land: heap compacted after the first index',
+      ),
+    )
+    .catch((err: unknown) => logger.error({ err }, 'land: compacting the heap failed (the service goes on)'))
 })
 const app = await buildApp({ sql: db.sql, config, logger, context: { grid } })
 const close = async () => {
