@@ -20,12 +20,12 @@ export interface Compaction {
  *
  * Building and serialising the index leaves the old generation about a third empty (85 MB of pages for
  * 57 MB alive), and V8 compacts such pages by itself only once the process idles, which a service loaded
- * from the moment it is ready may not do while the load lasts. Every young-generation collection walks the old generation's
- * page list, so those pages cost every scavenge, thousands a minute under load (BENCHMARKS.md, "where the
- * garbage collector's share goes"). A forced full collection moves the live objects of some sparse pages
- * together and gives the emptied pages back; each moves a bounded amount, so it takes two or three. Node
- * lets a running process reach V8's `gc` this way: the flag set, then the function taken from a context
- * made after it.
+ * from the moment it is ready may not do while the load lasts. Every young-generation collection walks
+ * the old generation's page list, so those pages cost every scavenge, thousands a minute under load
+ * (BENCHMARKS.md, "where the garbage collector's share goes"). A forced full collection moves the live
+ * objects of some sparse pages together and gives the emptied pages back; each moves a bounded amount, so
+ * it takes two or three. Node lets a running process reach V8's `gc` this way: the flag set, then the
+ * function taken from a context made after it.
  */
 export async function compactHeap(): Promise<Compaction> {
   setFlagsFromString('--expose-gc')
