@@ -28,12 +28,17 @@ export interface Context {
 export const LARGE_ANSWER_CELLS = 2500
 
 /** The grid index as the configuration asks (not started: `start()` builds it from the database). */
-export const createGridIndex = (sql: Sql, config: Config, logger?: GridLogger, onPrewarmed?: () => void) =>
+export const createGridIndex = (
+  sql: Sql,
+  config: Config,
+  logger?: GridLogger,
+  beforeFirstView?: () => Promise<void>,
+) =>
   new GridIndex(sql, {
     debounceMs: config.LAND_REFRESH_DEBOUNCE_MS,
     prewarm: config.LAND_PREWARM,
     ...(logger ? { logger } : {}),
-    ...(onPrewarmed ? { onPrewarmed } : {}),
+    ...(beforeFirstView ? { beforeFirstView } : {}),
   })
 
 /** A bound on one kind of work, with the kit's queue and wait (0 concurrency: no bound). */

@@ -40,25 +40,20 @@ const { config, logger, db } = await openService({
 })
 // Read at every collection, so it applies from here on.
 if (db.embedded) setFlagsFromString(`--heap-growing-percent=${EMBEDDED_OLD_GENERATION_GROWTH_PERCENT}`)
-// Once the first index is built and serialised, the heap is compacted: the build leaves the old generation
-// a third empty, which every young-generation collection would pay for (heap.ts).
-let compacted = false
-const grid = createGridIndex(db.sql, config, logger, () => {
-  if (compacted) return
-  compacted = true
-  void compactHeap()
-    .then(({ collections, longestMs, heapBeforeBytes, heapAfterBytes }) =>
-      logger.info(
-        {
-          collections,
-          longest_ms: Math.round(longestMs),
-          heap_before_mib: mib(heapBeforeBytes),
-          heap_after_mib: mib(heapAfterBytes),
-        },
-        'land: heap compacted after the first index',
-      ),
-    )
-    .catch((err: unknown) => logger.error({ err }, 'land: compacting the heap failed (the service goes on)'))
+// Once the first index is built, before the service says it is ready (so no request waits on it), the heap
+// is compacted: the build leaves the old generation a third empty, which every young-generation collection
+// would pay for (heap.ts).
+const grid = createGridIndex(db.sql, config, logger, async () => {
+  const { collections, longestMs, oldSpaceBeforeBytes, oldSpaceAfterBytes } = await compactHeap()
+  logger.info(
+    {
+      collections,
+      longest_ms: Math.round(longestMs),
+      old_space_before_mib: mib(oldSpaceBeforeBytes),
+      old_space_after_mib: mib(oldSpaceAfterBytes),
+    },
+    'land: heap compacted after the first index',
+  )
 })
 const app = await buildApp({ sql: db.sql, config, logger, context: { grid } })
 const close = async () => {

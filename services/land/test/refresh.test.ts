@@ -54,17 +54,44 @@ describe('readiness', () => {
   })
 })
 
-describe('background serialisation', () => {
-  it("tells its owner once the current view's answers are all made", async () => {
-    const views: boolean[] = []
+describe('the first view', () => {
+  it('is served only once its owner prepared for it, and that only once', async () => {
+    const seen: boolean[] = []
+    let prepared!: () => void
     const grid: GridIndex = new GridIndex(land.db.sql, {
-      prewarm: true,
-      onPrewarmed: () => views.push(grid.current().prewarmed),
+      beforeFirstView: () => {
+        seen.push(grid.ready)
+        return new Promise<void>((resolve) => {
+          prepared = resolve
+        })
+      },
+    })
+    try {
+      const started = grid.start()
+      await eventually(() => seen.length > 0, 60_000)
+      // built, and still not ready while its owner prepares
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      expect(grid.ready).toBe(false)
+      prepared()
+      await started
+      expect(grid.ready).toBe(true)
+      await grid.refresh()
+      expect(seen).toEqual([false])
+    } finally {
+      await grid.close()
+    }
+  })
+
+  it('is served when its preparation fails: the failure is logged', async () => {
+    const errors: string[] = []
+    const grid = new GridIndex(land.db.sql, {
+      beforeFirstView: () => Promise.reject(new Error('no compaction')),
+      logger: { info: () => {}, error: (_obj, msg) => errors.push(msg) },
     })
     try {
       await grid.start()
-      await eventually(() => views.length > 0, 60_000)
-      expect(views).toEqual([true])
+      expect(grid.ready).toBe(true)
+      expect(errors).toEqual(['preparing the first land view failed'])
     } finally {
       await grid.close()
     }

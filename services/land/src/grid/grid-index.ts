@@ -31,8 +31,11 @@ export interface GridIndexOptions {
    * so that the first client does not pay for it. The server turns it on; tests leave it off.
    */
   prewarm?: boolean
-  /** Called when a view's background serialisation is done and the view is still the current one. */
-  onPrewarmed?: () => void
+  /**
+   * Awaited once, after the first build and before its view is served (so while the service is not ready
+   * and no request waits on it): the server compacts its heap here. Its failure is logged, not fatal.
+   */
+  beforeFirstView?: () => Promise<void>
   logger?: GridLogger
 }
 
@@ -65,7 +68,7 @@ export class GridIndex implements MapSource {
   private closed = false
   private readonly debounceMs: number
   private readonly prewarm: boolean
-  private readonly onPrewarmed: (() => void) | undefined
+  private beforeFirstView: (() => Promise<void>) | undefined
   private readonly logger: GridLogger
   /** Told of every view swapped in (the atlas builds its answers ahead of the requests). */
   private readonly viewListeners = new Set<(view: GridView) => void>()
@@ -80,7 +83,7 @@ export class GridIndex implements MapSource {
   ) {
     this.debounceMs = options.debounceMs ?? 100
     this.prewarm = options.prewarm ?? false
-    this.onPrewarmed = options.onPrewarmed
+    this.beforeFirstView = options.beforeFirstView
     this.logger = options.logger ?? silent
   }
 
@@ -117,14 +120,9 @@ export class GridIndex implements MapSource {
     for (const listener of this.viewListeners) listener(view)
     if (this.prewarm) {
       const stillCurrent = () => this.view === view && !this.closed
-      view
-        .prewarm(stillCurrent, this.answered, carry ? WHOLE_MAP_QUIET_MS : 0)
-        .then(() => {
-          if (stillCurrent()) this.onPrewarmed?.()
-        })
-        .catch((err) => {
-          this.logger.error({ err }, 'pre-serialising the land index failed (answers are made on demand)')
-        })
+      view.prewarm(stillCurrent, this.answered, carry ? WHOLE_MAP_QUIET_MS : 0).catch((err) => {
+        this.logger.error({ err }, 'pre-serialising the land index failed (answers are made on demand)')
+      })
     }
   }
 
@@ -314,6 +312,14 @@ export class GridIndex implements MapSource {
     const started = Date.now()
     const data = await loadGridData(this.sql, started)
     if (this.closed) return
+    const before = this.beforeFirstView
+    if (before) {
+      this.beforeFirstView = undefined
+      await before().catch((err: unknown) =>
+        this.logger.error({ err }, 'preparing the first land view failed'),
+      )
+      if (this.closed) return
+    }
     // One assignment swaps everything: a request holds the view it started with.
     const view = new GridView(data, Date.now())
     this.adopt(view, false)
