@@ -5,6 +5,8 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
 import { createServer } from 'node:net'
 import { cpus } from 'node:os'
+import { join } from 'node:path'
+import { imageRuntime } from '@genesis/common/testing'
 import { packageRoot } from '../src/paths.js'
 
 export {
@@ -33,15 +35,17 @@ export async function freePort(): Promise<number> {
   })
 }
 
+const image = imageRuntime(join(packageRoot, '../../infra/docker/Dockerfile'))
 /**
- * Every server runs with the flags `pnpm start` runs land with: the image's (infra/docker/Dockerfile CMD)
- * and a young generation of at most 2 × 8 MiB (package.json, "start"): under thousands of requests a
- * second V8 grows each semi-space to its default 16 MiB and keeps them, some 25 MiB more resident on the
- * embedded default for no CPU per request measured (BENCHMARKS.md, "Memory on the embedded default").
+ * Every server runs with the Node flags of the image's command (infra/docker/Dockerfile CMD, which
+ * `pnpm start` also uses): the garbage collector on one thread and a young generation of at most 2 × 8 MiB
+ * (under thousands of requests a second V8 grows each semi-space to its default 16 MiB and keeps them,
+ * some 25 MiB more resident on the embedded default for no CPU per request measured: BENCHMARKS.md,
+ * "Memory on the embedded default").
  */
-export const NODE_FLAGS = ['--single-threaded-gc', '--max-semi-space-size=8']
-/** And with the image's settings of the C library's allocator (infra/docker/Dockerfile ENV). */
-export const IMAGE_ENV = { MALLOC_MMAP_THRESHOLD_: '65536' }
+export const NODE_FLAGS = image.nodeFlags
+/** And with the image's settings of the C library's allocator (its `ENV MALLOC_…`). */
+export const IMAGE_ENV = image.env
 /** Unmeasured load first: a server takes seconds of traffic before its per-request cost settles. */
 export const WARMUP_S = 5
 export const SERVER_CORE = cpus().length - 1

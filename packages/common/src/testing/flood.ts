@@ -16,6 +16,7 @@ import {
   signedFetchPayload,
 } from '../auth/headers.js'
 import { keccak256Bytes, signDigest } from '../auth/native-crypto.js'
+import { imageRuntime } from './image.js'
 
 /** One request of a flood, built before the flood starts so that the client spends no CPU meanwhile. */
 export interface FloodRequest {
@@ -334,9 +335,10 @@ export interface ContainedService extends ServiceProcess {
 }
 
 /**
- * A service's entry started as its container runs it: the garbage collector on one thread (as on the
- * manifest's single CPU), a DATA_DIR of its own, listening on loopback; with the memory limit its
- * Kubernetes manifest (infra/k8s/base/<service>.yaml beside the package) gives it.
+ * A service's entry started as its container runs it: with the Node flags of the image's command and its
+ * allocator settings (infra/docker/Dockerfile beside the package: the garbage collector on one thread, as
+ * on the manifest's single CPU), a DATA_DIR of its own, listening on loopback; with the memory limit its
+ * Kubernetes manifest (infra/k8s/base/<service>.yaml) gives it.
  */
 export async function startServiceAsContainer(options: {
   service: string
@@ -346,13 +348,14 @@ export async function startServiceAsContainer(options: {
 }): Promise<ContainedService> {
   const manifest = join(options.packageDir, `../../infra/k8s/base/${options.service}.yaml`)
   const memoryLimitBytes = manifestMemoryLimit(await readFile(manifest, 'utf8'), options.service)
+  const image = imageRuntime(join(options.packageDir, '../../infra/docker/Dockerfile'))
   const dataDir = await mkdtemp(join(tmpdir(), `${options.service}-container-`))
   const removeDataDir = () => rm(dataDir, { recursive: true, force: true })
   try {
     const started = await startServiceProcess({
       cwd: options.packageDir,
-      nodeArgs: ['--single-threaded-gc', '--import', 'tsx'],
-      env: { DATA_DIR: dataDir, ...options.env },
+      nodeArgs: [...image.nodeFlags, '--import', 'tsx'],
+      env: { ...image.env, DATA_DIR: dataDir, ...options.env },
     })
     return {
       ...started,
