@@ -30,6 +30,7 @@ import {
   hasEmbeddedCluster,
 } from '../packages/common/src/db/embedded.ts'
 import { prettyLogStream, wantsPrettyLogs } from '../packages/common/src/kit/pretty-log.ts'
+import { imageRuntime } from '../packages/common/src/testing/image.ts'
 import { chainEnvFile, readChainEnv } from '../packages/contracts/src/chain-env.ts'
 import { embeddedDir as landEmbeddedDir } from '../services/land/src/paths.ts'
 import { describeProcess, listenerOf } from './port-owner.mjs'
@@ -38,6 +39,10 @@ const startedAt = performance.now()
 // Read here, not by a turbo task: what the services are given decides what the banner shows.
 const shell = process.env
 const root = fileURLToPath(new URL('..', import.meta.url))
+// Each service runs as the image runs it: its command's Node flags (the garbage collector on one thread, the
+// young generation capped: services/land/BENCHMARKS.md, "Memory on the embedded default") and its settings
+// of the C library's allocator.
+const image = imageRuntime(join(root, 'infra/docker/Dockerfile'))
 const seconds = () => `${((performance.now() - startedAt) / 1000).toFixed(1)} s`
 /** A path as typed from here: relative when inside the working directory, else absolute. */
 const shown = (path) => {
@@ -54,9 +59,7 @@ function refuse(line) {
 const services = [
   { name: 'claims', port: 3001, path: '/api/signer' },
   { name: 'collections', port: 3002, path: '/v1/addresses' },
-  // land's young generation as its own start script caps it (services/land/BENCHMARKS.md, "Memory on the
-  // embedded default"): under repeated PNG requests the default 2 × 16 MiB stayed resident.
-  { name: 'land', port: 3003, path: '/v1/districts', nodeFlags: ['--max-semi-space-size=8'] },
+  { name: 'land', port: 3003, path: '/v1/districts' },
 ].map((service) => {
   const variable = `${service.name.toUpperCase()}_PORT`
   const port = shell[variable] ? Number(shell[variable]) : service.port
@@ -222,17 +225,11 @@ for (const service of services) {
   const dir = join(root, 'services', service.name)
   const child = spawn(
     process.execPath,
-    [
-      '--single-threaded-gc',
-      ...(service.nodeFlags ?? []),
-      '--conditions=genesis-source',
-      '--import',
-      tsx,
-      'src/server.ts',
-    ],
+    [...image.nodeFlags, '--conditions=genesis-source', '--import', tsx, 'src/server.ts'],
     {
       cwd: dir,
       env: {
+        ...image.env,
         LOG_LEVEL: 'info',
         ...env,
         PORT: String(service.port),
