@@ -1,5 +1,7 @@
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { describe, expect, it } from 'vitest'
-import { type FloodResult, floodProblems, manifestMemoryLimit } from '../src/testing/index.js'
+import { type FloodResult, flood, floodProblems, manifestMemoryLimit } from '../src/testing/index.js'
 
 describe('manifestMemoryLimit', () => {
   const manifest = `
@@ -73,5 +75,42 @@ describe('floodProblems', () => {
       'peak RSS 380 MiB (at most 326 MiB of 384 MiB)',
       'the flood added 230 MiB of RSS (at most 115 MiB)',
     ])
+  })
+})
+
+describe('flood', () => {
+  it("counts each answer's status, bytes and error code; its probe, a process of its own, sees the server stall", async () => {
+    // The flood's route holds the server's event loop for 300 ms, as a slow synchronous answer would.
+    const server = createServer((request, response) => {
+      if (request.url === '/health/live') {
+        response.end('ok')
+      } else if (request.url === '/stall') {
+        const until = Date.now() + 300
+        while (Date.now() < until);
+        response.end('x'.repeat(1000))
+      } else {
+        response.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' })
+        response.end(JSON.stringify({ ok: false, code: 'service_unavailable' }))
+      }
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    try {
+      const { port } = server.address() as AddressInfo
+      const stall = { method: 'GET', path: '/stall' }
+      const result = await flood({
+        baseUrl: `http://127.0.0.1:${port}`,
+        requests: [stall, stall, stall, stall, { method: 'GET', path: '/full' }],
+        concurrency: 2,
+        pollMs: 10,
+      })
+      expect(result.statuses).toEqual({ 200: 4, 503: 1 })
+      expect(result.answers[0]).toEqual({ status: 200, code: undefined, retryAfter: undefined, bytes: 1000 })
+      expect(result.answers[4]).toMatchObject({ status: 503, code: 'service_unavailable', retryAfter: '1' })
+      expect(result.livenessFailures).toEqual([])
+      expect(result.livenessProbes).toBeGreaterThan(1)
+      expect(result.maxLivenessMs).toBeGreaterThan(150)
+    } finally {
+      server.close()
+    }
   })
 })

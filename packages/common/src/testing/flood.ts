@@ -101,17 +101,22 @@ function send(
         timeout: timeoutMs,
       },
       (res) => {
+        // only an error's body is kept (its envelope has a code): holding and parsing every large answer
+        // would busy this process with the flood's own work
+        const isError = (res.statusCode ?? 0) >= 400
         const chunks: Buffer[] = []
-        res.on('data', (chunk: Buffer) => chunks.push(chunk))
+        let bytes = 0
+        res.on('data', (chunk: Buffer) => {
+          bytes += chunk.length
+          if (isError) chunks.push(chunk)
+        })
         res.on('error', reject)
         res.on('end', () => {
-          const text = Buffer.concat(chunks)
           let code: string | undefined
-          // only an error has a code: parsing every large answer would busy this process (and slow the
-          // liveness probe it times) with the flood's own work
-          if ((res.statusCode ?? 0) >= 400) {
+          if (isError) {
             try {
-              const envelope = JSON.parse(text.toString('utf8')) as { ok?: boolean; code?: string }
+              const text = Buffer.concat(chunks).toString('utf8')
+              const envelope = JSON.parse(text) as { ok?: boolean; code?: string }
               if (envelope.ok === false) code = envelope.code
             } catch {
               // not JSON: no code
@@ -122,7 +127,7 @@ function send(
             status: res.statusCode ?? 0,
             code,
             retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
-            bytes: text.length,
+            bytes,
             ms: performance.now() - started,
           })
         })
@@ -137,8 +142,75 @@ function send(
 }
 
 /**
+ * Asks `url` one probe after another, `pollMs` apart, from a process of its own (as the kubelet does): this
+ * process, busy reading a flood's answers, would add its own delays to what it times. Each probe's status
+ * (0: no answer) and time go to `record`; `ready` once the first is answered; `stop` lets the probe in
+ * flight finish.
+ */
+function probeFromChild(
+  url: URL,
+  pollMs: number,
+  timeoutMs: number,
+  record: (status: number, ms: number) => void,
+): { ready: Promise<void>; stop(): Promise<void>; kill(): void } {
+  const script = `
+    const http = require('node:http')
+    const [url, pollMs, timeoutMs] = [process.argv[1], Number(process.argv[2]), Number(process.argv[3])]
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
+    let stopped = false
+    process.stdin.on('data', () => {}).on('end', () => { stopped = true })
+    const told = (status, started) => {
+      process.stdout.write(JSON.stringify({ status, ms: performance.now() - started }) + '\\n')
+      if (stopped) process.exit(0)
+      setTimeout(probe, pollMs)
+    }
+    function probe() {
+      const started = performance.now()
+      const req = http.get(url, { agent, timeout: timeoutMs }, (res) => {
+        res.resume()
+        res.on('end', () => told(res.statusCode, started))
+      })
+      req.on('timeout', () => req.destroy(new Error('timed out')))
+      req.on('error', () => told(0, started))
+    }
+    probe()
+  `
+  const child = spawn(process.execPath, ['-e', script, url.href, String(pollMs), String(timeoutMs)], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  })
+  let buffered = ''
+  let answered!: () => void
+  const ready = new Promise<void>((resolve) => {
+    answered = resolve
+  })
+  child.stdout!.on('data', (chunk) => {
+    buffered += chunk
+    const lines = buffered.split('\n')
+    buffered = lines.pop() ?? ''
+    for (const line of lines) {
+      const { status, ms } = JSON.parse(line) as { status: number; ms: number }
+      record(status, ms)
+      answered()
+    }
+  })
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()))
+  // a child that dies before its first answer must not hold the flood back
+  void exited.then(answered)
+  return {
+    ready,
+    stop: async () => {
+      child.stdin!.end()
+      await exited
+    },
+    kill: () => {
+      if (child.exitCode === null) child.kill()
+    },
+  }
+}
+
+/**
  * Sends `requests` to a running service, `concurrency` at a time, each on a connection of its own, while
- * a separate connection asks `/health/live` one probe after another and the service's resident memory is
+ * a process of its own asks `/health/live` one probe after another and the service's resident memory is
  * sampled. Resolves when every request and the last probe are answered: what each request answered, the
  * slowest probe and the highest RSS. For flood tests: the service should answer all (its refusals
  * included) while staying live and within its memory limit.
@@ -161,19 +233,14 @@ export async function flood(options: FloodOptions): Promise<FloodResult> {
     peakRssBytes = Math.max(peakRssBytes, residentBytes(pid))
   }, pollMs)
   const started = performance.now()
-  let done = false
-  const askLiveness = async () => {
-    const answer = await send(probeAgent, url, probe, timeoutMs)
+  const recordProbe = (status: number, ms: number) => {
     livenessProbes++
-    maxLivenessMs = Math.max(maxLivenessMs, answer.ms)
-    if (answer.status !== 200) livenessFailures.push(answer.status)
+    maxLivenessMs = Math.max(maxLivenessMs, ms)
+    if (status !== 200) livenessFailures.push(status)
   }
-  const liveness = (async () => {
-    while (!done) {
-      await askLiveness()
-      await new Promise((resolve) => setTimeout(resolve, pollMs))
-    }
-  })()
+  const liveness = probeFromChild(new URL(probe.path, url), pollMs, timeoutMs, recordProbe)
+  // its connection made and first answered before the flood's, as a probe of a running service is
+  await liveness.ready
   try {
     const answers: FloodAnswer[] = new Array(options.requests.length)
     let next = 0
@@ -185,10 +252,10 @@ export async function flood(options: FloodOptions): Promise<FloodResult> {
       }
     }
     await Promise.all(Array.from({ length: Math.min(concurrency, options.requests.length) }, worker))
-    done = true
-    await liveness
+    await liveness.stop()
     // and once more, after the flood: still live
-    await askLiveness()
+    const last = await send(probeAgent, url, probe, timeoutMs)
+    recordProbe(last.status, last.ms)
     peakRssBytes = Math.max(peakRssBytes, residentBytes(pid))
     const statuses: Record<number, number> = {}
     for (const answer of answers) statuses[answer.status] = (statuses[answer.status] ?? 0) + 1
@@ -203,7 +270,7 @@ export async function flood(options: FloodOptions): Promise<FloodResult> {
       durationMs: performance.now() - started,
     }
   } finally {
-    done = true
+    liveness.kill()
     clearInterval(sample)
     floodAgent.destroy()
     probeAgent.destroy()
