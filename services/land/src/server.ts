@@ -41,7 +41,7 @@ const { config, logger, db } = await openService({
 // Read at every collection, so it applies from here on.
 if (db.embedded) setFlagsFromString(`--heap-growing-percent=${EMBEDDED_OLD_GENERATION_GROWTH_PERCENT}`)
 // Once the first index is built, before the service says it is ready (so no request waits on it), the heap
-// is compacted: the build leaves the old generation a third empty, which every young-generation collection
+// is compacted: the build leaves the old generation's pages sparse, which every young-generation collection
 // would pay for (heap.ts).
 const grid = createGridIndex(db.sql, config, logger, async () => {
   const { collections, longestMs, oldSpaceBeforeBytes, oldSpaceAfterBytes } = await compactHeap()
