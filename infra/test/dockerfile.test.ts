@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { infraDir, repoRoot } from './support/paths.js'
+import { infraDir, repoRoot, SERVICES, serviceDir } from './support/paths.js'
 
 interface Instruction {
   keyword: string
@@ -82,11 +82,22 @@ describe('the Dockerfile', () => {
     expect(of(runtime, 'USER').at(-1)?.args).toBe('node')
     expect(of(runtime, 'ENTRYPOINT').at(-1)?.args).toBe('["/usr/bin/tini", "--"]')
     expect(of(runtime, 'CMD').at(-1)?.args).toBe(
-      '["node", "--single-threaded-gc", "--max-semi-space-size=8", "dist/server.js"]',
+      '["node", "--single-threaded-gc", "--max-semi-space-size=8", "--min-semi-space-size=8", ' +
+        '"--max-valid-polymorphic-map-count=32", "dist/server.js"]',
     )
     expect(of(runtime, 'HEALTHCHECK').at(-1)?.args).toMatch(/CMD \["node", "\/app\/healthcheck\.mjs"\]$/)
     const healthcheck = readFileSync(join(infraDir, 'docker/healthcheck.mjs'), 'utf8')
     expect(healthcheck).toContain('/health/ready')
+  })
+
+  it("is what each service's `pnpm start` runs: the same Node flags on the same entry", () => {
+    const command = (JSON.parse(of(runtime, 'CMD').at(-1)?.args ?? '[]') as string[]).join(' ')
+    for (const service of SERVICES) {
+      const manifest = JSON.parse(readFileSync(join(serviceDir(service), 'package.json'), 'utf8')) as {
+        scripts: { start: string }
+      }
+      expect(manifest.scripts.start, service).toBe(command)
+    }
   })
 
   it('bakes no secret into the image', () => {

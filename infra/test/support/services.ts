@@ -1,8 +1,13 @@
 import { randomBytes } from 'node:crypto'
-import type { ServiceName } from './paths.js'
+import { join } from 'node:path'
+import { imageRuntime } from '@genesis/common/testing'
+import { infraDir, type ServiceName } from './paths.js'
 import { type RunningProcess, startProcess, waitForOutput, waitForStatus } from './processes.js'
 
 const START_TIMEOUT_MS = 90_000
+
+/** How the image runs a service: its command's Node flags and its allocator settings. */
+const image = imageRuntime(join(infraDir, 'docker/Dockerfile'))
 
 /** What each service needs beyond the base variables (the container gets these at run time). */
 export const serviceEnv: Record<ServiceName, Record<string, string>> = {
@@ -27,6 +32,7 @@ export function serviceProcessEnv(
     DATA_DIR: options.dataDir,
     LOG_LEVEL: 'info',
     DATABASE_URL: options.databaseUrl,
+    ...image.env,
     ...serviceEnv[service],
   }
 }
@@ -38,14 +44,14 @@ export interface RunningService {
 }
 
 /**
- * Starts `node --single-threaded-gc dist/server.js` (the image's command) in `cwd` on an ephemeral port (PORT=0; the port is read from the kit's
+ * Starts `node <the image's flags> dist/server.js` (the image's command) in `cwd` on an ephemeral port (PORT=0; the port is read from the kit's
  * one start-up line, `"address":"http://…","msg":"listening"`, so no port is ever guessed) and waits until /health/ready answers 200.
  */
 export async function startService(
   service: ServiceName,
   options: { cwd: string; databaseUrl: string; dataDir: string },
 ): Promise<RunningService> {
-  const proc = startProcess('node', ['--single-threaded-gc', 'dist/server.js'], {
+  const proc = startProcess('node', [...image.nodeFlags, 'dist/server.js'], {
     cwd: options.cwd,
     env: serviceProcessEnv(service, options),
   })

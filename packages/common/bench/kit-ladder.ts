@@ -9,6 +9,7 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
 import { cpus, loadavg } from 'node:os'
 import { fileURLToPath } from 'node:url'
+import { imageRuntime } from '../src/testing/image.js'
 import { LOAD_CLIENT_DESCRIPTION, load, median } from './rounds.js'
 import { RUNGS } from './rungs.js'
 
@@ -16,27 +17,20 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7)
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 2)
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 const packageRoot = fileURLToPath(new URL('..', import.meta.url))
+const image = imageRuntime(fileURLToPath(new URL('../../../infra/docker/Dockerfile', import.meta.url)))
 const serverCore = cpus().length - 1
 const pinning = cpus().length >= 2 && spawnSync('taskset', ['-V']).status === 0
 if (pinning) spawnSync('taskset', ['-a', '-p', '-c', '0', String(process.pid)], { stdio: 'ignore' })
 
 function startRung(rung: string): Promise<{ url: string; child: ChildProcess }> {
-  // As land runs: a fixed young generation (with V8's default it grows and shrinks under the kit's allocations,
-  // mapping and unmapping pages, which bare Fastify never triggers).
-  const args = [
-    '--single-threaded-gc',
-    '--max-semi-space-size=8',
-    '--import',
-    'tsx',
-    'bench/kit-rung.ts',
-    rung,
-    DATABASE_URL,
-  ]
+  // As the image runs a service (its Node flags and allocator settings), so rungs are priced as deployed.
+  const args = [...image.nodeFlags, '--import', 'tsx', 'bench/kit-rung.ts', rung, DATABASE_URL]
   const [command, commandArgs] = pinning
     ? ['taskset', ['-c', String(serverCore), process.execPath, ...args]]
     : [process.execPath, args]
   const child = spawn(command as string, commandArgs as string[], {
     cwd: packageRoot,
+    env: { ...process.env, ...image.env },
     stdio: ['ignore', 'pipe', 'inherit'],
   })
   return new Promise((resolve, reject) => {

@@ -14,13 +14,17 @@ import { readFileSync } from 'node:fs'
 import { request as httpRequest } from 'node:http'
 import { cpus, loadavg } from 'node:os'
 import { performance } from 'node:perf_hooks'
+import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
 import { createSql, type SessionSettings, type Sql } from '../src/db/database.js'
 import { migrate } from '../src/db/migrate.js'
+import { imageRuntime } from '../src/testing/image.js'
 import { type PrivateCluster, startPrivateCluster } from '../src/testing/private-cluster.js'
 import { median } from '../src/testing/stats.js'
 
 export const log = (line = '') => process.stdout.write(`${line}\n`)
+
+const image = imageRuntime(fileURLToPath(new URL('../../../infra/docker/Dockerfile', import.meta.url)))
 
 /** The bench's command line: `--name=value` or `--flag`; env `BENCH_<NAME>` gives the default. */
 export function option(name: string): string | undefined {
@@ -187,13 +191,14 @@ export function forkService(
   // --cpu-prof=<dir>: a V8 CPU profile of each service process, written when it stops
   const profiles = option('cpu-prof')
   const child: ChildProcess = fork(script, args, {
+    // As the image runs it: its Node flags and allocator settings.
     execArgv: [
-      '--single-threaded-gc',
+      ...image.nodeFlags,
       '--import',
       'tsx',
       ...(profiles ? ['--cpu-prof', `--cpu-prof-dir=${profiles}`] : []),
     ],
-    env: { ...process.env, ...env },
+    env: { ...process.env, ...image.env, ...env },
   })
   const stop = () =>
     new Promise<void>((resolve) => {

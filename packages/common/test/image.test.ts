@@ -16,7 +16,12 @@ function dockerfile(text: string): string {
 describe('imageRuntime', () => {
   it("reads the repository's image: its command's Node flags and its allocator settings", () => {
     expect(imageRuntime(repoDockerfile)).toEqual({
-      nodeFlags: ['--single-threaded-gc', '--max-semi-space-size=8'],
+      nodeFlags: [
+        '--single-threaded-gc',
+        '--max-semi-space-size=8',
+        '--min-semi-space-size=8',
+        '--max-valid-polymorphic-map-count=32',
+      ],
       env: { MALLOC_MMAP_THRESHOLD_: '65536' },
     })
   })

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { createSql, migrate, type Sql, verifySignedFetch } from '@genesis/common'
-import { createIdentity, type Identity, signedHeaders } from '@genesis/common/testing'
+import { createIdentity, type Identity, imageRuntime, signedHeaders } from '@genesis/common/testing'
 import autocannon from 'autocannon'
 import { keccak256, Wallet } from 'ethers'
 import { claimInterface, createVoucherSigner, VOUCHER_TYPES, voucherDomain } from '../src/chain/voucher.js'
@@ -29,6 +29,7 @@ const TARGET_RATIO = 0.75
 const ADMIN_TOKEN = randomBytes(24).toString('hex')
 const SIGNER_KEY = Wallet.createRandom().privateKey
 const CONTRACT = '0x1111111111111111111111111111111111111111'
+const image = imageRuntime(fileURLToPath(new URL('../../../infra/docker/Dockerfile', import.meta.url)))
 const PATH = '/api/claim-transactions'
 const serverUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 
@@ -56,15 +57,16 @@ function serve(
 ): Promise<{ child: ChildProcess; url: string }> {
   const child = fork(fileURLToPath(new URL('./serve.ts', import.meta.url)), [mode], {
     // BENCH_CPU_PROF=<dir> writes a V8 CPU profile of each server process there
-    // Both servers with the flags the image runs the service with (infra/docker/Dockerfile CMD).
+    // Both servers as the image runs the service (infra/docker/Dockerfile: CMD's flags, the allocator's ENV).
     execArgv: [
-      '--single-threaded-gc',
+      ...image.nodeFlags,
       '--import',
       'tsx',
       ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
     ],
     env: {
       ...process.env,
+      ...image.env,
       DATABASE_URL: databaseUrl,
       CLAIMS_SIGNER_PRIVATE_KEY: SIGNER_KEY,
       CLAIMS_ADMIN_TOKEN: ADMIN_TOKEN,

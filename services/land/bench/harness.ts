@@ -38,10 +38,8 @@ export async function freePort(): Promise<number> {
 const image = imageRuntime(join(packageRoot, '../../infra/docker/Dockerfile'))
 /**
  * Every server runs with the Node flags of the image's command (infra/docker/Dockerfile CMD, which
- * `pnpm start` also uses): the garbage collector on one thread and a young generation of at most 2 × 8 MiB
- * (under thousands of requests a second V8 grows each semi-space to its default 16 MiB and keeps them,
- * some 25 MiB more resident on the embedded default for no CPU per request measured: BENCHMARKS.md,
- * "Memory on the embedded default").
+ * `pnpm start` also uses; PERFORMANCE.md says why each is there), so that bare Fastify, the kit ceiling
+ * and the service are compared as deployed.
  */
 export const NODE_FLAGS = image.nodeFlags
 /** And with the image's settings of the C library's allocator (its `ENV MALLOC_…`). */
