@@ -42,7 +42,7 @@ const root = fileURLToPath(new URL('..', import.meta.url))
 // Each service runs as the image runs it: its command's Node flags (the garbage collector on one thread, the
 // young generation capped: services/land/BENCHMARKS.md, "Memory on the embedded default") and its settings
 // of the C library's allocator.
-const image = imageRuntime(join(root, 'infra/docker/Dockerfile'))
+const image = imageRuntime()
 const seconds = () => `${((performance.now() - startedAt) / 1000).toFixed(1)} s`
 /** A path as typed from here: relative when inside the working directory, else absolute. */
 const shown = (path) => {

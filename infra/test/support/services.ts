@@ -1,13 +1,12 @@
 import { randomBytes } from 'node:crypto'
-import { join } from 'node:path'
 import { imageRuntime } from '@genesis/common/testing'
-import { infraDir, type ServiceName } from './paths.js'
+import type { ServiceName } from './paths.js'
 import { type RunningProcess, startProcess, waitForOutput, waitForStatus } from './processes.js'
 
 const START_TIMEOUT_MS = 90_000
 
 /** How the image runs a service: its command's Node flags and its allocator settings. */
-const image = imageRuntime(join(infraDir, 'docker/Dockerfile'))
+const image = imageRuntime()
 
 /** What each service needs beyond the base variables (the container gets these at run time). */
 export const serviceEnv: Record<ServiceName, Record<string, string>> = {

@@ -17,7 +17,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7)
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 2)
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 const packageRoot = fileURLToPath(new URL('..', import.meta.url))
-const image = imageRuntime(fileURLToPath(new URL('../../../infra/docker/Dockerfile', import.meta.url)))
+const image = imageRuntime()
 const serverCore = cpus().length - 1
 const pinning = cpus().length >= 2 && spawnSync('taskset', ['-V']).status === 0
 if (pinning) spawnSync('taskset', ['-a', '-p', '-c', '0', String(process.pid)], { stdio: 'ignore' })

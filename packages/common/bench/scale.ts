@@ -14,7 +14,6 @@ import { readFileSync } from 'node:fs'
 import { request as httpRequest } from 'node:http'
 import { cpus, loadavg } from 'node:os'
 import { performance } from 'node:perf_hooks'
-import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
 import { createSql, type SessionSettings, type Sql } from '../src/db/database.js'
 import { migrate } from '../src/db/migrate.js'
@@ -24,7 +23,7 @@ import { median } from '../src/testing/stats.js'
 
 export const log = (line = '') => process.stdout.write(`${line}\n`)
 
-const image = imageRuntime(fileURLToPath(new URL('../../../infra/docker/Dockerfile', import.meta.url)))
+const image = imageRuntime()
 
 /** The bench's command line: `--name=value` or `--flag`; env `BENCH_<NAME>` gives the default. */
 export function option(name: string): string | undefined {

@@ -1,11 +1,8 @@
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { imageRuntime } from '../src/testing/image.js'
-
-const repoDockerfile = fileURLToPath(new URL('../../../infra/docker/Dockerfile', import.meta.url))
 
 function dockerfile(text: string): string {
   const path = join(mkdtempSync(join(tmpdir(), 'image-runtime-')), 'Dockerfile')
@@ -15,7 +12,7 @@ function dockerfile(text: string): string {
 
 describe('imageRuntime', () => {
   it("reads the repository's image: its command's Node flags and its allocator settings", () => {
-    expect(imageRuntime(repoDockerfile)).toEqual({
+    expect(imageRuntime()).toEqual({
       nodeFlags: [
         '--single-threaded-gc',
         '--max-semi-space-size=8',

@@ -29,7 +29,7 @@ const TARGET_RATIO = 0.75
 const ADMIN_TOKEN = randomBytes(24).toString('hex')
 const SIGNER_KEY = Wallet.createRandom().privateKey
 const CONTRACT = '0x1111111111111111111111111111111111111111'
-const image = imageRuntime(fileURLToPath(new URL('../../../infra/docker/Dockerfile', import.meta.url)))
+const image = imageRuntime()
 const PATH = '/api/claim-transactions'
 const serverUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 

@@ -5,7 +5,6 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
 import { createServer } from 'node:net'
 import { cpus } from 'node:os'
-import { join } from 'node:path'
 import { imageRuntime } from '@genesis/common/testing'
 import { packageRoot } from '../src/paths.js'
 
@@ -35,7 +34,7 @@ export async function freePort(): Promise<number> {
   })
 }
 
-const image = imageRuntime(join(packageRoot, '../../infra/docker/Dockerfile'))
+const image = imageRuntime()
 /**
  * Every server runs with the Node flags of the image's command (infra/docker/Dockerfile CMD, which
  * `pnpm start` also uses; PERFORMANCE.md says why each is there), so that bare Fastify, the kit ceiling

@@ -415,7 +415,7 @@ export async function startServiceAsContainer(options: {
 }): Promise<ContainedService> {
   const manifest = join(options.packageDir, `../../infra/k8s/base/${options.service}.yaml`)
   const memoryLimitBytes = manifestMemoryLimit(await readFile(manifest, 'utf8'), options.service)
-  const image = imageRuntime(join(options.packageDir, '../../infra/docker/Dockerfile'))
+  const image = imageRuntime()
   const dataDir = await mkdtemp(join(tmpdir(), `${options.service}-container-`))
   const removeDataDir = () => rm(dataDir, { recursive: true, force: true })
   try {

@@ -1,4 +1,10 @@
 import { readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+
+/** The repository's one image, which every service is deployed as (this file sits in packages/common/{src,dist}/testing). */
+export const REPOSITORY_DOCKERFILE = fileURLToPath(
+  new URL('../../../../infra/docker/Dockerfile', import.meta.url),
+)
 
 /** How the image runs a service: what a local start copies to behave like the container. */
 export interface ImageRuntime {
@@ -13,7 +19,7 @@ export interface ImageRuntime {
  * `MALLOC_` settings. The rest of its environment (HOST, PORT, DATA_DIR, NODE_ENV) is the deployment's, which
  * a local start sets for itself.
  */
-export function imageRuntime(dockerfilePath: string): ImageRuntime {
+export function imageRuntime(dockerfilePath = REPOSITORY_DOCKERFILE): ImageRuntime {
   // continuation lines joined, comments dropped, only the last stage's instructions
   const instructions = readFileSync(dockerfilePath, 'utf8')
     .replace(/\\\r?\n/g, ' ')
