@@ -100,6 +100,13 @@ describe('the Dockerfile', () => {
     }
   })
 
+  it("starts each service at an entry point whose first import keeps Node's tick objects' shapes", () => {
+    for (const service of SERVICES) {
+      const entry = readFileSync(join(serviceDir(service), 'src/server.ts'), 'utf8')
+      expect(entry.match(/^import .*$/m)?.[0], service).toBe("import '@genesis/common/keep-tick-shape'")
+    }
+  })
+
   it('bakes no secret into the image', () => {
     for (const instruction of dockerfile.filter((i) => i.keyword === 'ENV' || i.keyword === 'ARG')) {
       expect(instruction.args).not.toMatch(/DATABASE_URL|PASSWORD|TOKEN|PRIVATE_KEY|SECRET/)

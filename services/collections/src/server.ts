@@ -1,3 +1,5 @@
+// First of all imports: keeps V8's caches for Node's tick objects across full collections (see the module).
+import '@genesis/common/keep-tick-shape'
 import { openService, ProviderPool, runService, splitRpcUrls } from '@genesis/common'
 import { buildApp, SERVICE } from './app.js'
 import { checkChainAtStart } from './chain/chain-identity.js'

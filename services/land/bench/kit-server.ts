@@ -5,6 +5,8 @@
  * kit / bare is what the shared kit costs.
  * Usage: node --import tsx bench/kit-server.ts <dir with answers.json> <database url>
  */
+// As the service's entry point, first of all imports.
+import '@genesis/common/keep-tick-shape'
 import { createApp, createLogger, createSql } from '@genesis/common'
 import { serveAnswers } from './answers.js'
 
