@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process'
-import { closeSync, mkdtempSync, openSync, readFileSync } from 'node:fs'
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -9,9 +9,9 @@ const probe = fileURLToPath(new URL('./fixtures/tick-shape-probe.ts', import.met
 
 /** The states of nextTick's literal-definition caches after full collections, as V8 prints them. */
 function tickCachesAfterCollections(keep: boolean): string[] {
-  // V8 prints to the process's stdout from C++: into a pipe, which Node makes non-blocking, part of it can
-  // be lost; a file takes all of it.
-  const printed = join(mkdtempSync(join(tmpdir(), 'tick-shape-')), 'stdout')
+  // V8 prints to the process's stdout from C++: through a pipe, part of it was sometimes lost; a file takes all.
+  const dir = mkdtempSync(join(tmpdir(), 'tick-shape-'))
+  const printed = join(dir, 'stdout')
   const out = openSync(printed, 'w')
   const child = spawnSync(
     process.execPath,
@@ -24,10 +24,10 @@ function tickCachesAfterCollections(keep: boolean): string[] {
     },
   )
   closeSync(out)
+  const text = readFileSync(printed, 'utf8')
+  rmSync(dir, { recursive: true })
   expect(child.status, child.stderr).toBe(0)
-  return [...readFileSync(printed, 'utf8').matchAll(/DefineKeyedOwnPropertyInLiteral (\w+)/g)].map(
-    (match) => match[1] as string,
-  )
+  return [...text.matchAll(/DefineKeyedOwnPropertyInLiteral (\w+)/g)].map((match) => match[1] as string)
 }
 
 describe('keep-tick-shape', () => {
