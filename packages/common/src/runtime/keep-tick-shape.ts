@@ -10,8 +10,8 @@ import { createHook } from 'node:async_hooks'
  * weakly. A full collection that runs while no tick object is alive (land compacts its heap after building
  * its index; any process idles) lets those shapes die, the next tick object gets fresh ones, and three of
  * nextTick's four property definitions turn megamorphic: from then on each one goes through V8's runtime
- * instead of optimised code, several tick objects a request (stream writes, socket ends). Measured on land:
- * its small reads took 0.68–0.92 of the CPU with this module than without (services/land/BENCHMARKS.md). Holding one tick object keeps its shape, and the chain of shapes that leads to it, alive.
+ * instead of optimised code, several tick objects a request (stream writes, socket ends); what that costs is
+ * measured in PERFORMANCE.md ("Runtime behaviour"). Holding one tick object keeps its shape, and the chain of shapes that leads to it, alive.
  * It must run before the first full collection of the process: later, the caches may already be lost.
  */
 const kept: object[] = []
