@@ -4,12 +4,15 @@
  * reporting its port (child.ts): `kit` is the kit's createApp as the service builds it with the bare route
  * added, so that kit / bare is what the kit costs and service / kit what the service's own route adds
  * (schemas, its hooks, its serializer). Each runs in a process of its own, all pinned to the last core when
- * taskset is at hand, this process and the load client (wrk, or autocannon without it: rounds.ts) on core 0.
+ * taskset is at hand, this process, the load client (wrk, or autocannon without it: rounds.ts) and the
+ * database's backends serving them on core 0: a backend that the scheduler put on the servers' core took
+ * its time from whichever server was measured, and rounds of one run ranged from 0.7 to 1.25.
  * All must answer each read with the same bytes. Rounds rotate the order; each figure is the median of the
  * per-round values.
  */
 import { spawnSync } from 'node:child_process'
 import { cpus, loadavg } from 'node:os'
+import { createSql } from '../src/db/database.js'
 import { LOAD_CLIENT_DESCRIPTION, load, rounds, type Target } from './rounds.js'
 import { forkService, type ServiceProcess } from './scale.js'
 
@@ -35,6 +38,19 @@ const log = (line: string) => process.stdout.write(`${line}\n`)
 const SERVERS = ['service', 'kit', 'bare'] as const
 type Server = (typeof SERVERS)[number]
 
+/** The process ids of the database's backends other than this query's own: the servers' pool connections. */
+async function backends(databaseUrl: string | undefined): Promise<number[]> {
+  if (!databaseUrl) return []
+  const sql = createSql(databaseUrl, { max: 1 })
+  try {
+    const rows = await sql<{ pid: number }[]>`
+      select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`
+    return rows.map((row) => row.pid)
+  } finally {
+    await sql.end({ timeout: 5 })
+  }
+}
+
 export async function againstBare(options: AgainstBareOptions): Promise<void> {
   const count = options.rounds ?? Number(process.env.BENCH_ROUNDS ?? 7)
   const target = options.target ?? 0.85
@@ -47,11 +63,12 @@ export async function againstBare(options: AgainstBareOptions): Promise<void> {
   const servers = {} as Record<Server, ServiceProcess>
   try {
     for (const name of SERVERS) {
-      servers[name] = await forkService(options.script, options.env, [name])
+      servers[name] = await forkService(options.script, options.env, [name], { asService: name !== 'bare' })
       pin(servers[name].pid, serverCore)
     }
     const reads = await options.prepare(servers.service.url)
     const rows: string[] = []
+    const busy: number[] = []
     for (const read of reads) {
       const headers = read.headers ?? {}
       const bodies = await Promise.all(
@@ -70,9 +87,11 @@ export async function againstBare(options: AgainstBareOptions): Promise<void> {
       ) as Record<Server, Target>
       // unmeasured load first: a server takes seconds of traffic before its per-request cost settles
       for (const t of Object.values(targets)) await load(t, { duration: 4, headers })
+      if (pinning) for (const backend of await backends(options.env.DATABASE_URL)) pin(backend, 0)
       const r = await rounds(targets, count, { headers })
       if (SERVERS.some((name) => r.errors(name) > 0))
         throw new Error(`${read.name}: errors or non-2xx answers`)
+      busy.push(...SERVERS.map((name) => r.serverLoad(name)))
       const ratio = r.ratio('service', 'bare')
       const each = r.ratios('service', 'bare')
       rows.push(
@@ -86,7 +105,9 @@ export async function againstBare(options: AgainstBareOptions): Promise<void> {
     }
     log(
       `load ${loadavg()[0]!.toFixed(2)}; ${pinning ? `servers pinned to core ${serverCore}, the client to core 0; ` : ''}` +
-        `${count} rounds of 2 s a server, 10 connections from ${LOAD_CLIENT_DESCRIPTION}; the same bytes from all`,
+        `${count} rounds of 2 s a server, 10 connections from ${LOAD_CLIENT_DESCRIPTION}; the same bytes from all; ` +
+        // near 100 %: the server, not the client or the database, set the pace
+        `the servers busy ${(Math.min(...busy) * 100).toFixed(0)}–${(Math.max(...busy) * 100).toFixed(0)} % of each run (medians)`,
     )
     log(
       '| read | req/s service / kit / bare | service / bare | kit / bare | service / kit | ' +

@@ -182,10 +182,16 @@ export interface ServiceProcess {
   stop(): Promise<void>
 }
 
+/**
+ * Forks `script` as the image runs a service: its Node flags and allocator settings, and with `asService`
+ * (the default) the module each service's entry point imports first (keep-tick-shape). A bare baseline
+ * passes `asService: false`.
+ */
 export function forkService(
   script: string,
   env: Record<string, string>,
   args: string[] = [],
+  { asService = true }: { asService?: boolean } = {},
 ): Promise<ServiceProcess> {
   // --cpu-prof=<dir>: a V8 CPU profile of each service process, written when it stops
   const profiles = option('cpu-prof')
@@ -193,6 +199,7 @@ export function forkService(
     // As the image runs it: its Node flags and allocator settings.
     execArgv: [
       ...image.nodeFlags,
+      ...(asService ? ['--import', '@genesis/common/keep-tick-shape'] : []),
       '--import',
       'tsx',
       ...(profiles ? ['--cpu-prof', `--cpu-prof-dir=${profiles}`] : []),
