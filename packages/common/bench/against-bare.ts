@@ -3,17 +3,19 @@
  * service's `bench:reads`. `script` is a child serving `service`, `kit` or `bare` (its first argument) and
  * reporting its port (child.ts): `kit` is the kit's createApp as the service builds it with the bare route
  * added, so that kit / bare is what the kit costs and service / kit what the service's own route adds
- * (schemas, its hooks, its serializer). Each runs in a process of its own, all pinned to the last core when
+ * (schemas, its hooks, its serializer). Each runs in BENCH_INSTANCES processes (3): processes of the same
+ * code settle at costs up to a third apart for their whole life (where V8 put what, when it compiled what),
+ * and one process of each decided a run. All are pinned to the last core when
  * taskset is at hand, this process, the load client (wrk, or autocannon without it: rounds.ts) and the
  * database's backends serving them on core 0: a backend that the scheduler put on the servers' core took
  * its time from whichever server was measured, and rounds of one run ranged from 0.7 to 1.25.
- * All must answer each read with the same bytes. Rounds rotate the order; each figure is the median of the
- * per-round values.
+ * All must answer each read with the same bytes. Rounds rotate the order; a kind's figure in a round is the
+ * median of its processes', and each figure the median of the per-round values.
  */
 import { spawnSync } from 'node:child_process'
 import { cpus, loadavg } from 'node:os'
 import { createSql } from '../src/db/database.js'
-import { LOAD_CLIENT_DESCRIPTION, load, rounds, type Target } from './rounds.js'
+import { LOAD_CLIENT_DESCRIPTION, load, median, type Run, rounds, type Target } from './rounds.js'
 import { forkService, type ServiceProcess } from './scale.js'
 
 export interface BareRead {
@@ -51,8 +53,12 @@ async function backends(databaseUrl: string | undefined): Promise<number[]> {
   }
 }
 
+/** One process of a server kind: `service-2` is the second service process. */
+const instance = (name: Server, i: number) => `${name}-${i}`
+
 export async function againstBare(options: AgainstBareOptions): Promise<void> {
   const count = options.rounds ?? Number(process.env.BENCH_ROUNDS ?? 7)
+  const instances = Number(process.env.BENCH_INSTANCES ?? 3)
   const target = options.target ?? 0.85
   const serverCore = cpus().length - 1
   const pinning = cpus().length >= 2 && spawnSync('taskset', ['-V']).status === 0
@@ -60,52 +66,70 @@ export async function againstBare(options: AgainstBareOptions): Promise<void> {
     if (pinning) spawnSync('taskset', ['-a', '-p', '-c', String(core), String(pid)], { stdio: 'ignore' })
   }
   pin(process.pid, 0)
-  const servers = {} as Record<Server, ServiceProcess>
+  const processes = new Map<string, ServiceProcess>()
+  const of = (name: Server) =>
+    Array.from({ length: instances }, (_, i) => processes.get(instance(name, i + 1)) as ServiceProcess)
   try {
-    for (const name of SERVERS) {
-      servers[name] = await forkService(options.script, options.env, [name], { asService: name !== 'bare' })
-      pin(servers[name].pid, serverCore)
+    for (let i = 1; i <= instances; i++) {
+      for (const name of SERVERS) {
+        const server = await forkService(options.script, options.env, [name], { asService: name !== 'bare' })
+        processes.set(instance(name, i), server)
+        pin(server.pid, serverCore)
+      }
     }
-    const reads = await options.prepare(servers.service.url)
+    const reads = await options.prepare(of('service')[0]!.url)
     const rows: string[] = []
     const busy: number[] = []
     for (const read of reads) {
       const headers = read.headers ?? {}
+      const all = [...processes.entries()]
       const bodies = await Promise.all(
-        SERVERS.map(async (name) => {
-          const response = await fetch(`${servers[name].url}${read.path}`, { headers })
+        all.map(async ([key, server]) => {
+          const response = await fetch(`${server.url}${read.path}`, { headers })
           if (response.status !== 200)
-            throw new Error(`${read.name}: ${name} (${servers[name].url}) answered ${response.status}`)
+            throw new Error(`${read.name}: ${key} (${server.url}) answered ${response.status}`)
           return response.text()
         }),
       )
-      const differs = SERVERS.find((_, i) => bodies[i] !== bodies[0])
+      const differs = all.find((_, i) => bodies[i] !== bodies[0])
       if (differs)
-        throw new Error(`${read.name}: service and ${differs} answer differently:\n${bodies.join('\n')}`)
+        throw new Error(
+          `${read.name}: ${all[0]![0]} and ${differs[0]} answer differently:\n${bodies.join('\n')}`,
+        )
       const targets = Object.fromEntries(
-        SERVERS.map((name) => [name, { url: `${servers[name].url}${read.path}`, pid: servers[name].pid }]),
-      ) as Record<Server, Target>
+        all.map(([key, server]) => [key, { url: `${server.url}${read.path}`, pid: server.pid }]),
+      ) as Record<string, Target>
       // unmeasured load first: a server takes seconds of traffic before its per-request cost settles
       for (const t of Object.values(targets)) await load(t, { duration: 4, headers })
       if (pinning) for (const backend of await backends(options.env.DATABASE_URL)) pin(backend, 0)
       const r = await rounds(targets, count, { headers })
-      if (SERVERS.some((name) => r.errors(name) > 0))
-        throw new Error(`${read.name}: errors or non-2xx answers`)
-      busy.push(...SERVERS.map((name) => r.serverLoad(name)))
-      const ratio = r.ratio('service', 'bare')
-      const each = r.ratios('service', 'bare')
+      if (all.some(([key]) => r.errors(key) > 0)) throw new Error(`${read.name}: errors or non-2xx answers`)
+      busy.push(...all.map(([key]) => r.serverLoad(key)))
+      const keys = (name: Server) => Array.from({ length: instances }, (_, i) => instance(name, i + 1))
+      // A kind's figure in a round is the median of its processes' (one process that started slower or
+      // faster than its siblings, for the whole run, moves no figure); ratios are taken within a round.
+      const perRound = (name: Server, figure: (run: Run) => number) =>
+        Array.from({ length: count }, (_, round) =>
+          median(keys(name).map((key) => figure(r.runs[key]![round]!))),
+        )
+      const rps = (name: Server) => perRound(name, (run) => run.rps)
+      const ratios = (a: Server, b: Server) => rps(a).map((x, round) => x / rps(b)[round]!)
+      const ratio = (a: Server, b: Server) => median(ratios(a, b))
+      const cpu = (name: Server) => median(perRound(name, (run) => run.cpuUs))
+      const each = ratios('service', 'bare')
       rows.push(
         `| ${read.name} (${Buffer.byteLength(bodies[0]!)} B) | ` +
-          `${SERVERS.map((name) => r.rps(name).toFixed(0)).join(' / ')} | ` +
-          `**${ratio.toFixed(2)}** ${ratio >= target ? 'met' : 'NOT met'} ` +
+          `${SERVERS.map((name) => median(rps(name)).toFixed(0)).join(' / ')} | ` +
+          `**${ratio('service', 'bare').toFixed(2)}** ${ratio('service', 'bare') >= target ? 'met' : 'NOT met'} ` +
           `(rounds ${Math.min(...each).toFixed(2)}–${Math.max(...each).toFixed(2)}) | ` +
-          `${r.ratio('kit', 'bare').toFixed(2)} | ${r.ratio('service', 'kit').toFixed(2)} | ` +
-          `${SERVERS.map((name) => r.cpu(name).toFixed(0)).join(' / ')} | ≥ ${target} |`,
+          `${ratio('kit', 'bare').toFixed(2)} | ${ratio('service', 'kit').toFixed(2)} | ` +
+          `${SERVERS.map((name) => cpu(name).toFixed(0)).join(' / ')} | ≥ ${target} |`,
       )
     }
     log(
-      `load ${loadavg()[0]!.toFixed(2)}; ${pinning ? `servers pinned to core ${serverCore}, the client to core 0; ` : ''}` +
-        `${count} rounds of 2 s a server, 10 connections from ${LOAD_CLIENT_DESCRIPTION}; the same bytes from all; ` +
+      `load ${loadavg()[0]!.toFixed(2)}; ${instances} processes of each; ` +
+        `${pinning ? `servers pinned to core ${serverCore}, the client and the database backends to core 0; ` : ''}` +
+        `${count} rounds of 2 s a process, 10 connections from ${LOAD_CLIENT_DESCRIPTION}; the same bytes from all; ` +
         // near 100 %: the server, not the client or the database, set the pace
         `the servers busy ${(Math.min(...busy) * 100).toFixed(0)}–${(Math.max(...busy) * 100).toFixed(0)} % of each run (medians)`,
     )
@@ -116,6 +140,6 @@ export async function againstBare(options: AgainstBareOptions): Promise<void> {
     log('| --- | ---: | ---: | ---: | ---: | ---: | ---: |')
     for (const row of rows) log(row)
   } finally {
-    for (const s of Object.values(servers)) await s.stop()
+    for (const server of processes.values()) await server.stop()
   }
 }
