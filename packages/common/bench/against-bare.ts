@@ -53,6 +53,9 @@ async function backends(databaseUrl: string | undefined): Promise<number[]> {
   }
 }
 
+/** Unmeasured seconds before each measured run (rounds.ts): the steady cost of a request, not of an idle. */
+const SETTLE_S = 1
+
 /** One process of a server kind: `service-2` is the second service process. */
 const instance = (name: Server, i: number) => `${name}-${i}`
 
@@ -102,7 +105,7 @@ export async function againstBare(options: AgainstBareOptions): Promise<void> {
       // unmeasured load first: a server takes seconds of traffic before its per-request cost settles
       for (const t of Object.values(targets)) await load(t, { duration: 4, headers })
       if (pinning) for (const backend of await backends(options.env.DATABASE_URL)) pin(backend, 0)
-      const r = await rounds(targets, count, { headers })
+      const r = await rounds(targets, count, { headers, settleS: SETTLE_S })
       if (all.some(([key]) => r.errors(key) > 0)) throw new Error(`${read.name}: errors or non-2xx answers`)
       busy.push(...all.map(([key]) => r.serverLoad(key)))
       const keys = (name: Server) => Array.from({ length: instances }, (_, i) => instance(name, i + 1))
@@ -129,7 +132,7 @@ export async function againstBare(options: AgainstBareOptions): Promise<void> {
     log(
       `load ${loadavg()[0]!.toFixed(2)}; ${instances} processes of each; ` +
         `${pinning ? `servers pinned to core ${serverCore}, the client and the database backends to core 0; ` : ''}` +
-        `${count} rounds of 2 s a process, 10 connections from ${LOAD_CLIENT_DESCRIPTION}; the same bytes from all; ` +
+        `${count} rounds of 2 s a process (each after ${SETTLE_S} s unmeasured), 10 connections from ${LOAD_CLIENT_DESCRIPTION}; the same bytes from all; ` +
         // near 100 %: the server, not the client or the database, set the pace
         `the servers busy ${(Math.min(...busy) * 100).toFixed(0)}–${(Math.max(...busy) * 100).toFixed(0)} % of each run (medians)`,
     )

@@ -65,6 +65,13 @@ export interface LoadOptions {
   duration?: number
   connections?: number
   headers?: Record<string, string>
+  /**
+   * Rounds only: seconds of unmeasured load on a server just before each of its measured runs. A server
+   * idle while the others take their turn runs V8's idle-time collections, which drop the optimised code
+   * built on shapes that no live object has; it is compiled again in the first second back, in proportion
+   * to how much code a request runs. Without it, each run is priced from the end of that idle.
+   */
+  settleS?: number
 }
 
 /** What one run of the client gave: requests answered and their rate, bytes, failures, median latency (ms), seconds. */
@@ -197,6 +204,7 @@ export async function roundsOverReads<R extends string, K extends string>(
       const names = Object.keys(reads[read]) as K[]
       for (let i = 0; i < names.length; i++) {
         const name = names[(i + round) % names.length] as K
+        if (options.settleS) await load(reads[read][name], { ...options, duration: options.settleS })
         runs[read][name].push(await load(reads[read][name], options))
       }
     }
