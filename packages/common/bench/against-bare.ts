@@ -70,8 +70,7 @@ export async function againstBare(options: AgainstBareOptions): Promise<void> {
   }
   pin(process.pid, 0)
   const processes = new Map<string, ServiceProcess>()
-  const of = (name: Server) =>
-    Array.from({ length: instances }, (_, i) => processes.get(instance(name, i + 1)) as ServiceProcess)
+  const keys = (name: Server) => Array.from({ length: instances }, (_, i) => instance(name, i + 1))
   try {
     for (let i = 1; i <= instances; i++) {
       for (const name of SERVERS) {
@@ -80,7 +79,7 @@ export async function againstBare(options: AgainstBareOptions): Promise<void> {
         pin(server.pid, serverCore)
       }
     }
-    const reads = await options.prepare(of('service')[0]!.url)
+    const reads = await options.prepare(processes.get(instance('service', 1))!.url)
     const rows: string[] = []
     const busy: number[] = []
     for (const read of reads) {
@@ -108,7 +107,6 @@ export async function againstBare(options: AgainstBareOptions): Promise<void> {
       const r = await rounds(targets, count, { headers, settleS: SETTLE_S })
       if (all.some(([key]) => r.errors(key) > 0)) throw new Error(`${read.name}: errors or non-2xx answers`)
       busy.push(...all.map(([key]) => r.serverLoad(key)))
-      const keys = (name: Server) => Array.from({ length: instances }, (_, i) => instance(name, i + 1))
       // A kind's figure in a round is the median of its processes' (one process that started slower or
       // faster than its siblings, for the whole run, moves no figure); ratios are taken within a round.
       const perRound = (name: Server, figure: (run: Run) => number) =>
