@@ -4,7 +4,8 @@
  * a bare Fastify, then request ids, the request logger, the metrics, the CORS headers added one at a time,
  * then createApp itself. All answer the same 428 bytes of JSON from memory. Rounds rotate the order; a
  * figure is the median over the rounds, a ratio the median of the per-round ratios to bare.
- * Knobs: BENCH_ROUNDS (7), BENCH_DURATION_S (2), DATABASE_URL (createApp's health check needs one).
+ * Knobs: BENCH_ROUNDS (7), BENCH_DURATION_S (2), DATABASE_URL (createApp's health check needs one),
+ * BENCH_KIT_READ=database (each answer after a `select 1`: what the kit adds to a read that awaits PostgreSQL).
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
 import { cpus, loadavg } from 'node:os'
@@ -60,7 +61,7 @@ try {
     }
   }
   console.log(
-    `kit ladder: ${ROUNDS} rounds × ${DURATION_S} s, 10 connections from ${LOAD_CLIENT_DESCRIPTION}, load average ${load0} → ${loadavg()[0]!.toFixed(1)}`,
+    `kit ladder${process.env.BENCH_KIT_READ === 'database' ? ' (each answer after a select 1)' : ''}: ${ROUNDS} rounds × ${DURATION_S} s, 10 connections from ${LOAD_CLIENT_DESCRIPTION}, load average ${load0} → ${loadavg()[0]!.toFixed(1)}`,
   )
   console.log(
     '| rung (each adds to the one above) | req/s | ratio to bare [range] | CPU per request | added |',

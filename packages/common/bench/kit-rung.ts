@@ -1,6 +1,7 @@
 /**
  * One rung of bench/kit-ladder.ts: a Fastify app with the kit's per-request features added one at a time,
- * each answering GET /answer with the same 428 bytes of JSON from memory.
+ * each answering GET /answer with the same 428 bytes of JSON from memory, after a `select 1` on a pool of
+ * ten connections when BENCH_KIT_READ=database (a read that awaits PostgreSQL, as claims' and collections').
  * Usage: node --import tsx bench/kit-rung.ts <rung> <database url>; prints `listening <url>`.
  */
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
@@ -56,7 +57,16 @@ if (rung === RUNGS.indexOf('createApp')) {
   }
 }
 // As the services' hot reads: no body to decompress, nothing to compress.
-app.get('/answer', { compress: false, decompress: false } as object, (_request, reply) => {
-  reply.type('application/json; charset=utf-8').send(ANSWER)
-})
+const options = { compress: false, decompress: false } as object
+if (process.env.BENCH_KIT_READ === 'database') {
+  const sql = createSql(databaseUrl)
+  app.get('/answer', options, async (_request, reply) => {
+    await sql`select 1 as one`
+    return reply.type('application/json; charset=utf-8').send(ANSWER)
+  })
+} else {
+  app.get('/answer', options, (_request, reply) => {
+    reply.type('application/json; charset=utf-8').send(ANSWER)
+  })
+}
 console.log(`listening ${await app.listen({ host: '127.0.0.1', port: 0 })}`)
