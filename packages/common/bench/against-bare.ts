@@ -4,11 +4,11 @@
  * reporting its port (child.ts): `kit` is the kit's createApp as the service builds it with the bare route
  * added, so that kit / bare is what the kit costs and service / kit what the service's own route adds
  * (schemas, its hooks, its serializer). Each runs in BENCH_INSTANCES processes (3): processes of the same
- * code settle at costs up to a third apart for their whole life (where V8 put what, when it compiled what),
- * and one process of each decided a run. All are pinned to the last core when
- * taskset is at hand, this process, the load client (wrk, or autocannon without it: rounds.ts) and the
- * database's backends serving them on core 0: a backend that the scheduler put on the servers' core took
- * its time from whichever server was measured, and rounds of one run ranged from 0.7 to 1.25.
+ * code settle at different costs for their whole life (where V8 put what, when it compiled what), and with
+ * one process of each, which ones a run started decided its figure (services' BENCHMARKS.md). All are
+ * pinned to the last core when taskset is at hand; this process, the load client (wrk, or autocannon
+ * without it: rounds.ts) and the database's backends serving them to core 0: a backend that the scheduler
+ * put on the servers' core took its time from whichever server was measured.
  * All must answer each read with the same bytes. Rounds rotate the order; a kind's figure in a round is the
  * median of its processes', and each figure the median of the per-round values.
  */
