@@ -11,8 +11,9 @@ import { createHook } from 'node:async_hooks'
  * its index; any process idles) lets those shapes die, the next tick object gets fresh ones, and three of
  * nextTick's four property definitions turn megamorphic: from then on each one goes through V8's runtime
  * instead of optimised code, several tick objects a request (stream writes, socket ends); what that costs is
- * measured in PERFORMANCE.md ("Runtime behaviour"). Holding one tick object keeps its shape, and the chain of shapes that leads to it, alive.
- * It must run before the first full collection of the process: later, the caches may already be lost.
+ * measured in PERFORMANCE.md ("Runtime behaviour"). Holding one tick object keeps its shape, and the chain
+ * of shapes that leads to it, alive. It must run before the first full collection of the process: later,
+ * the caches may already be lost.
  */
 const kept: object[] = []
 const hook = createHook({
