@@ -12,10 +12,17 @@
  * All must answer each read with the same bytes. Rounds rotate the order; a kind's figure in a round is the
  * median of its processes', and each figure the median of the per-round values.
  */
-import { spawnSync } from 'node:child_process'
-import { cpus, loadavg } from 'node:os'
-import { createSql } from '../src/db/database.js'
-import { LOAD_CLIENT_DESCRIPTION, load, median, type Run, rounds, type Target } from './rounds.js'
+import { loadavg } from 'node:os'
+import { pin, pinBackends, pinning, serverCore } from './pinning.js'
+import {
+  LOAD_CLIENT_DESCRIPTION,
+  load,
+  median,
+  medianPerRound,
+  type Run,
+  rounds,
+  type Target,
+} from './rounds.js'
 import { forkService, type ServiceProcess } from './scale.js'
 
 export interface BareRead {
@@ -40,19 +47,6 @@ const log = (line: string) => process.stdout.write(`${line}\n`)
 const SERVERS = ['service', 'kit', 'bare'] as const
 type Server = (typeof SERVERS)[number]
 
-/** The process ids of the database's backends other than this query's own: the servers' pool connections. */
-async function backends(databaseUrl: string | undefined): Promise<number[]> {
-  if (!databaseUrl) return []
-  const sql = createSql(databaseUrl, { max: 1 })
-  try {
-    const rows = await sql<{ pid: number }[]>`
-      select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`
-    return rows.map((row) => row.pid)
-  } finally {
-    await sql.end({ timeout: 5 })
-  }
-}
-
 /** Unmeasured seconds before each measured run (rounds.ts): the steady cost of a request, not of an idle. */
 const SETTLE_S = 1
 
@@ -63,11 +57,6 @@ export async function againstBare(options: AgainstBareOptions): Promise<void> {
   const count = options.rounds ?? Number(process.env.BENCH_ROUNDS ?? 7)
   const instances = Number(process.env.BENCH_INSTANCES ?? 3)
   const target = options.target ?? 0.85
-  const serverCore = cpus().length - 1
-  const pinning = cpus().length >= 2 && spawnSync('taskset', ['-V']).status === 0
-  const pin = (pid: number, core: number) => {
-    if (pinning) spawnSync('taskset', ['-a', '-p', '-c', String(core), String(pid)], { stdio: 'ignore' })
-  }
   pin(process.pid, 0)
   const processes = new Map<string, ServiceProcess>()
   const keys = (name: Server) => Array.from({ length: instances }, (_, i) => instance(name, i + 1))
@@ -103,16 +92,14 @@ export async function againstBare(options: AgainstBareOptions): Promise<void> {
       ) as Record<string, Target>
       // unmeasured load first: a server takes seconds of traffic before its per-request cost settles
       for (const t of Object.values(targets)) await load(t, { duration: 4, headers })
-      if (pinning) for (const backend of await backends(options.env.DATABASE_URL)) pin(backend, 0)
+      await pinBackends(options.env.DATABASE_URL)
       const r = await rounds(targets, count, { headers, settleS: SETTLE_S })
       if (all.some(([key]) => r.errors(key) > 0)) throw new Error(`${read.name}: errors or non-2xx answers`)
       busy.push(...all.map(([key]) => r.serverLoad(key)))
       // A kind's figure in a round is the median of its processes' (one process that started slower or
       // faster than its siblings, for the whole run, moves no figure); ratios are taken within a round.
       const perRound = (name: Server, figure: (run: Run) => number) =>
-        Array.from({ length: count }, (_, round) =>
-          median(keys(name).map((key) => figure(r.runs[key]![round]!))),
-        )
+        medianPerRound(r.runs, keys(name), figure)
       const rps = (name: Server) => perRound(name, (run) => run.rps)
       const ratios = (a: Server, b: Server) => rps(a).map((x, round) => x / rps(b)[round]!)
       const ratio = (a: Server, b: Server) => median(ratios(a, b))

@@ -1,7 +1,8 @@
 /**
  * One rung of bench/kit-ladder.ts: a Fastify app with the kit's per-request features added one at a time,
  * each answering GET /answer with the same 428 bytes of JSON from memory, after a `select 1` on a pool of
- * ten connections when BENCH_KIT_READ=database (a read that awaits PostgreSQL, as claims' and collections').
+ * four connections when BENCH_KIT_READ=database (a read that awaits PostgreSQL, as claims' and collections';
+ * four, not the services' ten, so that the ladder's eighteen processes stay within PostgreSQL's hundred).
  * Usage: node --import tsx bench/kit-rung.ts <rung> <database url>; prints `listening <url>`.
  */
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
@@ -29,7 +30,7 @@ if (rung === -1 || !databaseUrl) throw new Error(`usage: kit-rung.ts <${RUNGS.jo
 const logger = (): FastifyBaseLogger => createLogger('kit-ladder', { LOG_LEVEL: 'warn' })
 
 let app: FastifyInstance
-if (rung === RUNGS.indexOf('createApp')) {
+if (rung >= RUNGS.indexOf('createApp')) {
   app = await createApp({
     name: 'kit-ladder',
     version: '0.0.0',
@@ -56,10 +57,14 @@ if (rung === RUNGS.indexOf('createApp')) {
     })
   }
 }
-// As the services' hot reads: no body to decompress, nothing to compress.
-const options = { compress: false, decompress: false } as object
+// No body to decompress (createApp turns that off for GET); nothing to compress, but on the last rung,
+// whose route keeps @fastify/compress's hooks as every service route does (an answer under its threshold,
+// or asked for without Accept-Encoding as here, passes through them uncompressed).
+const options = (
+  rung === RUNGS.indexOf('compression hooks') ? {} : { compress: false, decompress: false }
+) as object
 if (process.env.BENCH_KIT_READ === 'database') {
-  const sql = createSql(databaseUrl)
+  const sql = createSql(databaseUrl, { max: 4 })
   app.get('/answer', options, async (_request, reply) => {
     await sql`select 1 as one`
     return reply.type('application/json; charset=utf-8').send(ANSWER)

@@ -214,6 +214,22 @@ export async function roundsOverReads<R extends string, K extends string>(
   return summaries
 }
 
+/**
+ * Several processes of one kind: its figure in each round, the median of its processes' figures in that
+ * round. Processes of the same code settle at different costs for their whole life (where V8 put what,
+ * when it compiled what); a median over them keeps one that started slower or faster from moving a figure.
+ */
+export function medianPerRound<K extends string>(
+  runs: Record<K, Run[]>,
+  processes: readonly K[],
+  figure: (run: Run) => number,
+): number[] {
+  const count = runs[processes[0]!].length
+  return Array.from({ length: count }, (_, round) =>
+    median(processes.map((key) => figure(runs[key][round]!))),
+  )
+}
+
 export type RoundsSummary<K extends string> = ReturnType<typeof summary<K>>
 
 /** Medians of a server's runs, and ratios between servers round by round. */

@@ -6,5 +6,6 @@ export const RUNGS = [
   'metrics',
   'cors headers',
   'createApp',
+  'compression hooks',
 ] as const
 export type Rung = (typeof RUNGS)[number]
