@@ -54,7 +54,7 @@ const SETTLE_S = 1
 const instance = (name: Server, i: number) => `${name}-${i}`
 
 export async function againstBare(options: AgainstBareOptions): Promise<void> {
-  const count = options.rounds ?? Number(process.env.BENCH_ROUNDS ?? 7)
+  const count = options.rounds ?? Number(process.env.BENCH_ROUNDS ?? 15)
   const instances = Number(process.env.BENCH_INSTANCES ?? 3)
   const target = options.target ?? 0.85
   pin(process.pid, 0)

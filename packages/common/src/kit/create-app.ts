@@ -34,6 +34,7 @@ import { oneRequestClass } from './one-request-class.js'
 import { requestIdMaker } from './request-id.js'
 import { requestLogging } from './request-log.js'
 import { recordRoutes } from './route-table.js'
+import { installSerialization } from './serialization.js'
 import { installSignedFetch } from './signed-fetch-hook.js'
 import { installValidation } from './validation.js'
 
@@ -177,8 +178,8 @@ function closeSilentConnections(server: Server, ms: number) {
 
 /**
  * A Fastify app built the same way in every service: the shared plugins in order (compression, the kit's
- * answer hook and metrics, errors, validation, CORS preflights, rate limit, OpenAPI), health, admission and
- * signed fetch.
+ * answer hook and metrics, errors, validation, serialisation, CORS preflights, rate limit, OpenAPI), health,
+ * admission and signed fetch.
  * The service registers its routes on the returned app.
  */
 export async function createApp(input: CreateAppOptions): Promise<App> {
@@ -265,6 +266,7 @@ export async function createApp(input: CreateAppOptions): Promise<App> {
   recordRoutes(app)
   installErrorHandling(app)
   installValidation(app)
+  installSerialization(app)
   installJsonBody(app, options.bodyMaxDepth ?? DEFAULT_BODY_MAX_DEPTH)
   installPreflight(app, ALLOWED_HEADERS)
   if (options.rateLimitMax && options.rateLimitMax > 0) {
