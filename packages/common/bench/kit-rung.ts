@@ -2,7 +2,8 @@
  * One rung of bench/kit-ladder.ts: a Fastify app with the kit's per-request features added one at a time,
  * each answering GET /answer with the same 428 bytes of JSON from memory, after a `select 1` on a pool of
  * four connections when BENCH_KIT_READ=database (a read that awaits PostgreSQL, as claims' and collections';
- * four, not the services' ten, so that the ladder's eighteen processes stay within PostgreSQL's hundred).
+ * four, not the services' ten, so that the ladder's processes, three a rung, stay within PostgreSQL's
+ * hundred).
  * Usage: node --import tsx bench/kit-rung.ts <rung> <database url>; prints `listening <url>`.
  */
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
