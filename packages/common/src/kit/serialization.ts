@@ -16,8 +16,8 @@ function sharedType(members: readonly Node[]): string | undefined {
 
 /**
  * A union as fast-json-stringify writes it without asking ajv: for `anyOf` it compiles a validator per
- * member and runs them on every value, to learn which member to write it by (on a page of ten rewards, two
- * nullable fields each, more time than the rest of the serialiser). The unions our schemas use have a
+ * member and runs them on every value, to learn which member to write it by (a pattern or format checked
+ * again on every nullable field of every answer, PERFORMANCE.md). The unions our schemas use have a
  * cheaper form that writes the same JSON: a type or null (TypeBox's `Union([T, Null])`) is T with
  * `nullable: true`, and a union of literals of one type is that type (its `enum` is only read by people).
  * Other unions are kept.
