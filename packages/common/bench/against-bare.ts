@@ -21,6 +21,7 @@ import {
   medianPerRound,
   type Run,
   rounds,
+  SETTLE_S,
   type Target,
 } from './rounds.js'
 import { forkService, type ServiceProcess } from './scale.js'
@@ -46,9 +47,6 @@ const log = (line: string) => process.stdout.write(`${line}\n`)
 /** The child's three servers, the first one the reads are prepared through. */
 const SERVERS = ['service', 'kit', 'bare'] as const
 type Server = (typeof SERVERS)[number]
-
-/** Unmeasured seconds before each measured run (rounds.ts): the steady cost of a request, not of an idle. */
-const SETTLE_S = 1
 
 /** One process of a server kind: `service-2` is the second service process. */
 const instance = (name: Server, i: number) => `${name}-${i}`

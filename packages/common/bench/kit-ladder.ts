@@ -17,14 +17,21 @@ import { loadavg } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { imageRuntime } from '../src/testing/image.js'
 import { onServerCore, pin, pinBackends } from './pinning.js'
-import { LOAD_CLIENT_DESCRIPTION, load, median, medianPerRound, rounds, type Target } from './rounds.js'
+import {
+  LOAD_CLIENT_DESCRIPTION,
+  load,
+  median,
+  medianPerRound,
+  rounds,
+  SETTLE_S,
+  type Target,
+} from './rounds.js'
 import { RUNGS, type Rung } from './rungs.js'
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7)
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 2)
 const INSTANCES = Number(process.env.BENCH_INSTANCES ?? 3)
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
-const SETTLE_S = 1
 const packageRoot = fileURLToPath(new URL('..', import.meta.url))
 const image = imageRuntime()
 pin(process.pid, 0)

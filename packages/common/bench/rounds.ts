@@ -18,6 +18,8 @@ export { median }
 
 export const CONNECTIONS = 10
 export const DURATION_S = 2
+/** Unmeasured seconds before each measured run of a round (`settleS`): a request's steady cost, not an idle's. */
+export const SETTLE_S = 1
 const CLOCK_TICKS = 100
 
 /** The load generator of these runs. */
